@@ -1,0 +1,35 @@
+# The two commands a newcomer needs:  make example   and   make test
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+
+.PHONY: example test venv rust-checks py-checks bench
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+## venv: build the Rust core and install planmode with AgentScope and the test tools
+venv: $(PY)
+	$(PY) -m pip install -q -e '.[agentscope,test]'
+
+## example: run the plan -> approve -> build agent end to end (offline, scripted model, approves unattended)
+example: venv
+	$(PY) examples/plan_mode_agent.py --yes
+
+## test: every check CI runs (Rust format, lints, unit tests; pytest; the stub check)
+test: venv rust-checks py-checks
+
+rust-checks:
+	cargo fmt --check
+	PYO3_PYTHON=$(abspath $(PY)) cargo clippy --all-targets -- -D warnings
+	PYO3_PYTHON=$(abspath $(PY)) cargo test
+
+py-checks:
+	$(PY) -m pytest -q
+	$(PY) -m mypy.stubtest planmode._core
+
+## bench: the speed comparisons against AgentScope's pure-Python equivalents
+bench: venv
+	$(PY) benchmarks/bench_tasks.py
+	$(PY) benchmarks/bench_permissions.py

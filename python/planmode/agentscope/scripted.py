@@ -1,0 +1,96 @@
+"""An offline chat model that replays a script, for examples and tests (no API key needed).
+
+>>> model = ScriptedChatModel([call_tool("plan_enter", {}), say("done")])
+
+Each model call pops the next step: a ``ChatResponse``, or a callable
+``(messages, tools) -> ChatResponse`` that can react to what the agent sent.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Iterable
+from copy import deepcopy
+from typing import Any
+
+from agentscope.credential import CredentialBase
+from agentscope.formatter import OpenAIChatFormatter
+from agentscope.message import TextBlock, ToolCallBlock
+from agentscope.model import ChatModelBase, ChatResponse
+from pydantic import BaseModel
+
+__all__ = ["ScriptedChatModel", "ScriptStep", "call_tool", "call_tools", "say"]
+
+_call_ids = itertools.count(1)
+
+ScriptStep = ChatResponse | Callable[[list[dict[str, Any]], Any], ChatResponse]
+"""One scripted model turn: a fixed response, or a function of (messages, tools)."""
+
+
+class _ScriptedCredential(CredentialBase):
+    """A credential that needs nothing; it only names the scripted model class."""
+
+    @classmethod
+    def get_chat_model_class(cls) -> type[ChatModelBase]:
+        return ScriptedChatModel
+
+
+class ScriptedChatModel(ChatModelBase):
+    """A chat model that returns scripted responses in order, recording every call."""
+
+    class Parameters(BaseModel):
+        """The scripted model takes no parameters."""
+
+    def __init__(self, script: Iterable[ScriptStep] = ()) -> None:
+        super().__init__(
+            credential=_ScriptedCredential(),
+            model="scripted",
+            parameters=ScriptedChatModel.Parameters(),
+            stream=False,
+            max_retries=0,
+            context_size=100_000,
+        )
+        self.formatter = OpenAIChatFormatter()
+        self.script: list[ScriptStep] = list(script)
+        self.calls: list[dict[str, Any]] = []
+
+    def extend(self, steps: Iterable[ScriptStep]) -> None:
+        """Appends more scripted turns."""
+        self.script.extend(steps)
+
+    async def _call_api(
+        self,
+        model_name: str,
+        messages: list[dict[str, Any]],
+        tools: Any = None,
+        tool_choice: Any = None,
+        **kwargs: Any,
+    ) -> ChatResponse:
+        self.calls.append({"messages": deepcopy(messages), "tools": tools})
+        if not self.script:
+            return say("(script exhausted)")
+        step = self.script.pop(0)
+        return step(messages, tools) if callable(step) else step
+
+
+def call_tools(*calls: tuple[str, dict[str, Any]]) -> ChatResponse:
+    """A model turn that calls several tools at once, each with a fresh call id."""
+    return ChatResponse(
+        content=[
+            ToolCallBlock(id=f"call-{next(_call_ids)}", name=name, input=json.dumps(args))
+            for name, args in calls
+        ],
+        is_last=True,
+    )
+
+
+def call_tool(name: str, args: dict[str, Any] | None = None, call_id: str | None = None) -> ChatResponse:
+    """A model turn that calls one tool with the given arguments."""
+    block = ToolCallBlock(id=call_id or f"call-{next(_call_ids)}", name=name, input=json.dumps(args or {}))
+    return ChatResponse(content=[block], is_last=True)
+
+
+def say(text: str) -> ChatResponse:
+    """A model turn that answers with plain text (ending the reply)."""
+    return ChatResponse(content=[TextBlock(text=text)], is_last=True)

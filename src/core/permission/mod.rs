@@ -1,0 +1,1 @@
+//! (permission: to be built by its issue.)

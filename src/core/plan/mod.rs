@@ -1,0 +1,1 @@
+//! (plan: to be built by its issue.)

@@ -1,0 +1,1 @@
+//! (shell: to be built by its issue.)

@@ -1,0 +1,1 @@
+//! (tasks: to be built by its issue.)

@@ -1,0 +1,8 @@
+//! pyo3 bindings: one module per exposed area, each with a `register` function.
+
+pub mod convert;
+pub mod exceptions;
+pub mod permission;
+pub mod plan;
+pub mod shell;
+pub mod tasks;
