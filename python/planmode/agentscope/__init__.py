@@ -12,9 +12,37 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "planmode.agentscope needs AgentScope: pip install 'planmode[agentscope]'"
     ) from exc
 
+from ._plan import (
+    PlanEnter,
+    PlanExit,
+    PlanMode,
+    PlanModeMiddleware,
+    PlanStatus,
+    PlanWrite,
+    TodoWrite,
+    answer_plan,
+    enter_plan_mode,
+    exit_plan_mode,
+    is_plan_mode_active,
+    plan_status,
+)
 from .scripted import ScriptedChatModel, call_tool, call_tools, say
 
 __all__ = [
+    # ---- plan ----
+    "PlanEnter",
+    "PlanExit",
+    "PlanMode",
+    "PlanModeMiddleware",
+    "PlanStatus",
+    "PlanWrite",
+    "TodoWrite",
+    "answer_plan",
+    "enter_plan_mode",
+    "exit_plan_mode",
+    "is_plan_mode_active",
+    "plan_status",
+    # ---- scripted model ----
     "ScriptedChatModel",
     "call_tool",
     "call_tools",

@@ -61,6 +61,13 @@ fn plan_relpath(plan_dir: &str, namespace: Option<&str>) -> PyResult<String> {
     path::plan_relpath(plan_dir, namespace).map_err(to_py_err)
 }
 
+/// Checks an actor name (`model`, `user`, `api`, `admin`, `lead`, `policy`, `system`,
+/// optionally qualified as `admin:alice`); raises InvalidInputError.
+#[pyfunction]
+fn check_actor(actor: &str) -> PyResult<()> {
+    crate::core::plan::actor::validate_actor(actor).map(|_| ()).map_err(to_py_err)
+}
+
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.
 #[pyfunction]
 fn utc_now() -> String {
@@ -76,6 +83,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan_steps, m)?)?;
     m.add_function(wrap_pyfunction!(plan_relpath, m)?)?;
     m.add_function(wrap_pyfunction!(utc_now, m)?)?;
+    m.add_function(wrap_pyfunction!(check_actor, m)?)?;
     m.add("DEFAULT_MAX_PLAN_BYTES", DEFAULT_MAX_PLAN_BYTES)?;
     Ok(())
 }
