@@ -128,9 +128,9 @@ class PlanModeMiddleware(MiddlewareBase):
         book = self.plan.load(agent.state)
         todos = book.todos
         if book.active:
-            body = _texts.planning_banner(self.plan.abs_path(book), book.revision, book.sha256,
-                                          self.plan.allow_shell_in_plan_mode, self.plan.extra_allowed_tools)
-            return _texts.wrap_hint(body, todos)
+            banner = _texts.planning_banner(self.plan.abs_path(book), book.revision, book.sha256,
+                                            self.plan.allow_shell_in_plan_mode, self.plan.extra_allowed_tools)
+            return _texts.wrap_hint(banner, todos)
         if self.is_child and self.policy == "enforce":
             parent = self._parent_agent(agent)
             if parent is not None and self.plan.load(parent.state).active:
