@@ -219,3 +219,22 @@ async def test_plan_exit_without_plan_or_outside_plan_mode_asks_nobody(tmp_path:
     assert res["x1"].state == "error" and "No plan has been written yet" in text_of(res["x1"])
     assert plan_status(agent).outcome == "planning_without_plan"
     assert not (tmp_path / "plans" / "PLAN.md").exists()
+
+
+async def test_exit_plan_mode_closes_every_call_left_waiting(tmp_path: Path) -> None:
+    from planmode.agentscope import call_tools
+
+    agent, model, _ = make_agent(tmp_path, [
+        call_tool("plan_enter", {}), call_tool("plan_write", {"content": PLAN}),
+        call_tools(("plan_exit", {}), ("read_file", {"name": "x"})),
+    ])
+    assert confirm_request(await run(agent)) is not None
+    exit_plan_mode(agent.state, actor="admin")
+    res = results(agent)
+    assert len(res) == 5 and all(r.state in ("success", "denied") for r in res.values())
+    assert "Not run: plan mode was ended" in text_of(list(res.values())[-1])
+    with pytest.raises(PlanStateError):
+        answer_plan(agent.state, "approve")
+    model.extend([say("ok")])
+    await run(agent, "hello again")
+    assert plan_status(agent).phase == "building"
