@@ -231,7 +231,7 @@ async def test_exit_plan_mode_closes_every_call_left_waiting(tmp_path: Path) -> 
     assert confirm_request(await run(agent)) is not None
     exit_plan_mode(agent.state, actor="admin")
     res = results(agent)
-    assert len(res) == 5 and all(r.state in ("success", "denied") for r in res.values())
+    assert len(res) == 4 and all(r.state in ("success", "denied") for r in res.values())
     assert "Not run: plan mode was ended" in text_of(list(res.values())[-1])
     with pytest.raises(PlanStateError):
         answer_plan(agent.state, "approve")
