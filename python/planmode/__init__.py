@@ -7,9 +7,12 @@ middleware and programmatic API live in :mod:`planmode.agentscope`.
 from __future__ import annotations
 
 from . import exceptions
-from ._core import __version__
+from ._core import PlanBook, PlanWorkspace, __version__
 
 __all__ = [
     "__version__",
     "exceptions",
+    # ---- plan ----
+    "PlanBook",
+    "PlanWorkspace",
 ]

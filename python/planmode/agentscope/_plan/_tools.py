@@ -48,7 +48,7 @@ class _PlanTool(ToolBase):
     def _book(self, state: AgentState) -> PlanBook:
         if not isinstance(state, AgentState):
             raise PlanModeError(f"{self.name} needs the agent state (is_state_injected)")
-        return self.plan.bind(state, "agent", restore=True)
+        return self.plan.bind(state, "agent", restore=True, assign=True)
 
 
 class PlanEnter(_PlanTool):
