@@ -34,6 +34,8 @@ class _PlanTool(ToolBase):
     is_concurrency_safe = False
     is_read_only = False
     is_state_injected = True
+    #: Whether using the tool gives the agent its plan path (plan tools do, todo_write not).
+    assigns_plan_path = True
 
     def __init__(self, plan: PlanMode) -> None:
         super().__init__()
@@ -48,7 +50,7 @@ class _PlanTool(ToolBase):
     def _book(self, state: AgentState) -> PlanBook:
         if not isinstance(state, AgentState):
             raise PlanModeError(f"{self.name} needs the agent state (is_state_injected)")
-        return self.plan.bind(state, "agent", restore=True, assign=True)
+        return self.plan.bind(state, "agent", restore=True, assign=self.assigns_plan_path)
 
 
 class PlanEnter(_PlanTool):
@@ -135,7 +137,8 @@ class PlanExit(_PlanTool):
 
     async def call(self, _agent_state: AgentState, summary: Any = None,
                    **answer_arg: Any) -> ToolChunk:
-        """Applies the human's decision to the pending approval."""
+        """Applies the human's decision to the pending approval (the summary was recorded by
+        the middleware when approval was requested)."""
         book = self._book(_agent_state)
         extra = set(answer_arg) - {ANSWER_KEY}
         if extra:
@@ -190,6 +193,7 @@ class TodoWrite(_PlanTool):
 
     name = _texts.TODO_WRITE
     description = _texts.TODO_DESCRIPTION
+    assigns_plan_path = False
     input_schema: dict[str, Any] = {
         "type": "object",
         "properties": {
