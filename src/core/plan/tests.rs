@@ -404,3 +404,38 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn grants_belong_to_the_approval_and_expire_on_entry() {
+    use crate::core::plan::grant::Grant;
+    let bash = Grant {
+        tool_name: "Bash".into(),
+        rule_content: Some("npm test*".into()),
+        revision: 0,
+    };
+    let mut s = awaiting("# v1");
+    let refused = s.clone();
+    let mut a = answer(Decision::Reject);
+    a.grants = vec![bash.clone()];
+    assert!(
+        s.decide(&a, AT, &limits())
+            .unwrap_err()
+            .to_string()
+            .contains("only to approvals")
+    );
+    assert_eq!(s, refused);
+    a.decision = Some(Decision::Approve);
+    s.decide(&a, AT, &limits()).unwrap();
+    assert_eq!(s.grants, vec![Grant { revision: 1, ..bash }]);
+    assert_eq!(
+        s.audit.last().unwrap().detail.as_deref(),
+        Some("granted: Bash(npm test*)")
+    );
+    assert_eq!(PlanState::from_json(s.to_json()).unwrap(), s);
+    s.enter("model", AT).unwrap();
+    assert!(s.grants.is_empty());
+    assert_eq!(
+        s.audit.last().unwrap().detail.as_deref(),
+        Some("grants expired: Bash(npm test*)")
+    );
+}

@@ -63,8 +63,7 @@ class PlanEnter(_PlanTool):
     async def call(self, _agent_state: AgentState) -> ToolChunk:
         """Enters plan mode; re-entry keeps the plan and its revisions."""
         book = self._book(_agent_state)
-        how = book.enter("model")
-        _store.save(_agent_state, book)
+        how = _store.enter(_agent_state, book, "model")
         return _chunk(_texts.entered(self.plan.abs_path(book), how, book.revision), phase=book.phase)
 
 
@@ -167,7 +166,7 @@ class PlanExit(_PlanTool):
                 str(answer.get("decision") or "approve"), actor,
                 feedback=answer.get("feedback"), edited_plan=answer.get("edited_plan"),
                 file_text=edited_file, revision=answer.get("revision"),
-                next_mode=answer.get("next_mode"),
+                next_mode=answer.get("next_mode"), grants=answer.get("grants"),
             )
             if work.plan_content is not None and work.plan_content != on_disk:
                 self.plan.write_plan_file(work, work.plan_content)
@@ -182,9 +181,10 @@ class PlanExit(_PlanTool):
             return _chunk(_texts.not_approved(path, d, actor), ToolResultState.DENIED, **meta)
         seeded = self.plan.seed_todos_on_approval and work.seed_todos_from_plan()
         _store.save(state, work)
+        _store.add_grants(state, work.grants)
         if d["next_mode"]:
             _store.apply_mode(state, d["next_mode"], actor)
-        text = _texts.approved(path, d, actor, work.plan_content, d["next_mode"], seeded)
+        text = _texts.approved(path, d, actor, work.plan_content, d["next_mode"], seeded, work.grants)
         return _chunk(text, **meta)
 
 
