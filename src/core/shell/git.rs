@@ -49,6 +49,10 @@ const READ_SPEC: OptSpec = OptSpec {
         ("output", "writes a file"),
         ("open-files-in-pager", "runs a command"),
         ("ext-diff", "runs an external diff program"),
+        (
+            "help",
+            "opens the manual with a pager or browser command from configuration",
+        ),
     ],
     value_short: "",
     value_long: &[],

@@ -7,6 +7,10 @@
 //! or braces where options matter), and no redirection writes anywhere but `/dev/null`.
 //! Anything else, including input it cannot parse, is not read-only, with a reason naming the
 //! offending part.
+//!
+//! The line is read twice, as bash and as POSIX `sh` (dash): it is read-only only if both
+//! readings are, so a construct the two shells read differently (`&>`, `$'...'`) cannot hide a
+//! write from one of them.
 
 mod git;
 mod options;
@@ -14,6 +18,8 @@ mod programs;
 mod sed;
 mod walk;
 mod words;
+
+use brush_parser::ParserOptions;
 
 /// Longest command line analysed, in bytes; longer input is refused without being parsed.
 pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
@@ -56,6 +62,14 @@ impl Deny {
             offending: None,
         }
     }
+
+    /// Marks a denial found only when the line is read as POSIX `sh`.
+    fn in_sh(self) -> Self {
+        Self {
+            reason: format!("as POSIX sh: {}", self.reason),
+            ..self
+        }
+    }
 }
 
 /// Classifies one shell command line as read-only or not, never panicking.
@@ -93,16 +107,31 @@ fn check(command: &str) -> Result<Vec<String>, Deny> {
             "command is too deeply nested to analyse ({nesting} nesting openers, limit {MAX_NESTING})"
         )));
     }
-    let options = brush_parser::ParserOptions::default();
-    let mut parser = brush_parser::Parser::new(command.as_bytes(), &options);
-    let program = parser
-        .parse_program()
-        .map_err(|e| Deny::whole(format!("cannot parse: {e}")))?;
-    let programs = walk::Walker::check(&program)?;
+    let programs = check_dialect(command, &dialect(false))?;
+    check_dialect(command, &dialect(true)).map_err(Deny::in_sh)?;
     if programs.is_empty() {
         return Err(Deny::whole("empty command: nothing to run"));
     }
     Ok(programs)
+}
+
+/// Parser options for bash, or for POSIX `sh` (dash, which AgentScope's `Bash` tool runs as
+/// `/bin/sh -c`). Neither enables `extglob`, which non-interactive bash leaves off.
+fn dialect(sh: bool) -> ParserOptions {
+    ParserOptions {
+        enable_extended_globbing: false,
+        posix_mode: sh,
+        sh_mode: sh,
+        ..ParserOptions::default()
+    }
+}
+
+fn check_dialect(command: &str, options: &ParserOptions) -> Result<Vec<String>, Deny> {
+    let mut parser = brush_parser::Parser::new(command.as_bytes(), options);
+    let program = parser
+        .parse_program()
+        .map_err(|e| Deny::whole(format!("cannot parse: {e}")))?;
+    walk::Walker::check(&program, options)
 }
 
 /// An upper bound on how deeply `command` can nest: every bracket, backquote and word that could

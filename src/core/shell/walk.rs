@@ -1,6 +1,7 @@
 //! Walks the parsed command line: every list, pipeline, compound command, simple command and
 //! redirection must be read-only for the whole to be.
 
+use brush_parser::ParserOptions;
 use brush_parser::ast::{
     AssignmentName, AssignmentValue, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList,
     IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline, Program, RedirectList, SimpleCommand,
@@ -11,14 +12,19 @@ use super::words::{self, Arg};
 use super::{Deny, programs};
 
 /// Collects the programs of a command line that was found read-only.
-pub(crate) struct Walker {
+pub(crate) struct Walker<'o> {
     programs: Vec<String>,
+    options: &'o ParserOptions,
 }
 
-impl Walker {
-    /// Checks a whole program; returns the programs it runs (in order, without repeats).
-    pub(crate) fn check(program: &Program) -> Result<Vec<String>, Deny> {
-        let mut walker = Self { programs: Vec::new() };
+impl<'o> Walker<'o> {
+    /// Checks a whole program parsed with `options` (whose dialect also reads its words);
+    /// returns the programs it runs (in order, without repeats).
+    pub(crate) fn check(program: &Program, options: &'o ParserOptions) -> Result<Vec<String>, Deny> {
+        let mut walker = Self {
+            programs: Vec::new(),
+            options,
+        };
         for list in &program.complete_commands {
             walker.list(list)?;
         }
@@ -89,15 +95,15 @@ impl Walker {
                     ));
                 }
                 for value in clause.values.iter().flatten() {
-                    words::analyse(value)?;
+                    self.word(value)?;
                 }
                 self.list(&clause.body.list)
             }
             CompoundCommand::CaseClause(clause) => {
-                words::analyse(&clause.value)?;
+                self.word(&clause.value)?;
                 for case in &clause.cases {
                     for pattern in &case.patterns {
-                        words::analyse(pattern)?;
+                        self.word(pattern)?;
                     }
                     if let Some(body) = &case.cmd {
                         self.list(body)?;
@@ -116,13 +122,13 @@ impl Walker {
     fn simple(&mut self, simple: &SimpleCommand) -> Result<(), Deny> {
         let mut words: Vec<Arg> = Vec::new();
         if let Some(name) = &simple.word_or_name {
-            words.push(words::analyse(name)?);
+            words.push(self.word(name)?);
         }
         let mut assignments = Vec::new();
         for item in simple.prefix.iter().flat_map(|p| &p.0) {
             match item {
                 CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
-                    words::analyse(word)?;
+                    self.word(word)?;
                     assignments.push((assignment, word));
                 }
                 other => self.item(other, &mut words)?,
@@ -131,7 +137,7 @@ impl Walker {
         for item in simple.suffix.iter().flat_map(|s| &s.0) {
             match item {
                 // After the command name an assignment-looking word is an ordinary argument.
-                CommandPrefixOrSuffixItem::AssignmentWord(_, word) => words.push(words::analyse(word)?),
+                CommandPrefixOrSuffixItem::AssignmentWord(_, word) => words.push(self.word(word)?),
                 other => self.item(other, &mut words)?,
             }
         }
@@ -175,7 +181,7 @@ impl Walker {
                 "process substitution `<(...)`/`>(...)` runs a command",
             )),
             CommandPrefixOrSuffixItem::Word(word) | CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
-                words.push(words::analyse(word)?);
+                words.push(self.word(word)?);
                 Ok(())
             }
         }
@@ -188,57 +194,66 @@ impl Walker {
     fn redirect(&mut self, redirect: &IoRedirect) -> Result<(), Deny> {
         let shown = redirect.to_string();
         match redirect {
-            IoRedirect::File(_, kind, target) => file_redirect(kind, target, &shown),
-            IoRedirect::OutputAndError(target, _) => write_target(target, &shown),
+            IoRedirect::File(_, kind, target) => self.file_redirect(kind, target, &shown),
+            IoRedirect::OutputAndError(target, _) => self.write_target(target, &shown),
             IoRedirect::HereDocument(_, doc) if doc.requires_expansion => {
-                words::check_heredoc_body(&doc.doc.value)
+                words::check_heredoc_body(&doc.doc.value, self.options)
             }
             IoRedirect::HereDocument(..) => Ok(()),
-            IoRedirect::HereString(_, word) => words::analyse(word).map(drop),
+            IoRedirect::HereString(_, word) => self.word(word).map(drop),
         }
     }
-}
 
-fn file_redirect(kind: &IoFileRedirectKind, target: &IoFileRedirectTarget, shown: &str) -> Result<(), Deny> {
-    match target {
-        IoFileRedirectTarget::ProcessSubstitution(..) => Err(Deny::at(
-            shown,
-            format!("process substitution in `{shown}` runs a command"),
-        )),
-        IoFileRedirectTarget::Fd(_) => Ok(()),
-        IoFileRedirectTarget::Duplicate(word) => {
-            let arg = words::analyse(word)?;
-            let fd_like = arg.value.as_deref().is_some_and(|v| {
-                let digits = v.strip_suffix('-').unwrap_or(v);
-                v == "-" || (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-            });
-            if fd_like {
-                Ok(())
-            } else {
-                Err(Deny::at(shown, format!("redirection `{shown}` writes a file")))
-            }
-        }
-        IoFileRedirectTarget::Filename(word) => match kind {
-            IoFileRedirectKind::Read => {
-                let arg = words::analyse(word)?;
-                match arg.value.as_deref() {
-                    Some(path) if path.starts_with("/dev/tcp/") || path.starts_with("/dev/udp/") => Err(
-                        Deny::at(shown, format!("redirection `{shown}` opens a network connection")),
-                    ),
-                    _ => Ok(()),
+    fn word(&self, word: &Word) -> Result<Arg, Deny> {
+        words::analyse(word, self.options)
+    }
+
+    fn file_redirect(
+        &self,
+        kind: &IoFileRedirectKind,
+        target: &IoFileRedirectTarget,
+        shown: &str,
+    ) -> Result<(), Deny> {
+        match target {
+            IoFileRedirectTarget::ProcessSubstitution(..) => Err(Deny::at(
+                shown,
+                format!("process substitution in `{shown}` runs a command"),
+            )),
+            IoFileRedirectTarget::Fd(_) => Ok(()),
+            IoFileRedirectTarget::Duplicate(word) => {
+                let arg = self.word(word)?;
+                let fd_like = arg.value.as_deref().is_some_and(|v| {
+                    let digits = v.strip_suffix('-').unwrap_or(v);
+                    v == "-" || (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+                });
+                if fd_like {
+                    Ok(())
+                } else {
+                    Err(Deny::at(shown, format!("redirection `{shown}` writes a file")))
                 }
             }
-            _ => write_target(word, shown),
-        },
+            IoFileRedirectTarget::Filename(word) => match kind {
+                IoFileRedirectKind::Read => {
+                    let arg = self.word(word)?;
+                    match arg.value.as_deref() {
+                        Some(path) if path.starts_with("/dev/tcp/") || path.starts_with("/dev/udp/") => Err(
+                            Deny::at(shown, format!("redirection `{shown}` opens a network connection")),
+                        ),
+                        _ => Ok(()),
+                    }
+                }
+                _ => self.write_target(word, shown),
+            },
+        }
     }
-}
 
-/// An output redirection is read-only only into `/dev/null`.
-fn write_target(word: &Word, shown: &str) -> Result<(), Deny> {
-    let arg = words::analyse(word)?;
-    if arg.value.as_deref() == Some("/dev/null") {
-        Ok(())
-    } else {
-        Err(Deny::at(shown, format!("redirection `{shown}` writes a file")))
+    /// An output redirection is read-only only into `/dev/null`.
+    fn write_target(&self, word: &Word, shown: &str) -> Result<(), Deny> {
+        let arg = self.word(word)?;
+        if arg.value.as_deref() == Some("/dev/null") {
+            Ok(())
+        } else {
+            Err(Deny::at(shown, format!("redirection `{shown}` writes a file")))
+        }
     }
 }

@@ -40,19 +40,14 @@ impl Arg {
     }
 }
 
-/// Analyses a word, refusing expansions that run code.
-pub(crate) fn analyse(word: &Word) -> Result<Arg, Deny> {
-    analyse_str(&word.value)
-}
-
-/// Analyses the raw text of a word (see [`analyse`]).
-pub(crate) fn analyse_str(raw: &str) -> Result<Arg, Deny> {
-    let options = ParserOptions::default();
+/// Analyses a word as the shell dialect of `options` reads it, refusing expansions that run code.
+pub(crate) fn analyse(word: &Word, options: &ParserOptions) -> Result<Arg, Deny> {
+    let raw = word.value.as_str();
     let pieces =
-        word::parse(raw, &options).map_err(|e| Deny::at(raw, format!("cannot parse word `{raw}`: {e}")))?;
+        word::parse(raw, options).map_err(|e| Deny::at(raw, format!("cannot parse word `{raw}`: {e}")))?;
     let mut state = Pieces::new(raw);
     state.walk(&pieces, false)?;
-    if state.unquoted_brace && has_brace_expansion(raw, &options) {
+    if state.unquoted_brace && has_brace_expansion(raw, options) {
         state.runtime.get_or_insert("brace expansion");
     }
     // A bracket expression may close in a later piece (`[a"b"]`); any `]` in the word counts.
@@ -68,9 +63,8 @@ pub(crate) fn analyse_str(raw: &str) -> Result<Arg, Deny> {
 }
 
 /// Checks the body of an unquoted-delimiter here-document, which undergoes expansion.
-pub(crate) fn check_heredoc_body(body: &str) -> Result<(), Deny> {
-    let options = ParserOptions::default();
-    let pieces = word::parse_heredoc(body, &options)
+pub(crate) fn check_heredoc_body(body: &str, options: &ParserOptions) -> Result<(), Deny> {
+    let pieces = word::parse_heredoc(body, options)
         .map_err(|e| Deny::at(body, format!("cannot parse here-document body: {e}")))?;
     Pieces::new(body).walk(&pieces, true)
 }
