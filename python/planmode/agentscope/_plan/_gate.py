@@ -55,6 +55,11 @@ class PlanModeMiddleware(MiddlewareBase):
         role = f"child, policy={self.policy!r}, plan_tools={self.plan_tools}" if self.is_child else "main"
         return f"PlanModeMiddleware({role})"
 
+    async def list_tools(self) -> list[ToolBase]:
+        """The plan tools, for AgentScope's app (which registers middleware tools itself);
+        an attached child's middleware provides none."""
+        return [] if self.is_child else self.plan.tools()
+
     async def get_middleware_key(self) -> str:
         """The ``middle_context`` key of plan-mode state."""
         return _store.STATE_KEY
