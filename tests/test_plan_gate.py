@@ -137,3 +137,12 @@ async def test_middleware_must_be_first(tmp_path: Path) -> None:
     from planmode.exceptions import PlanStateError
     with pytest.raises(PlanStateError, match="no plan-mode middleware"):
         enter_plan_mode(bare)
+
+
+async def test_agentscope_context_compression_still_works_while_planning(tmp_path: Path) -> None:
+    from agentscope.agent import ContextConfig
+
+    agent, _, _ = make_agent(tmp_path, [call_tool("plan_enter", {}), call_tool("CompressContext", {}, "cc"), say("ok")])
+    agent.context_config = ContextConfig(compression_tool_enabled=True)
+    await run(agent)
+    assert results(agent)["cc"].state == "success"
