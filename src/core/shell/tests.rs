@@ -132,7 +132,11 @@ fn options_are_checked_everywhere_and_values_are_not_operands() {
 #[test]
 fn nesting_is_over_counted_not_under_counted() {
     assert_eq!(nesting_openers("ls -la"), 0);
-    assert_eq!(nesting_openers("(ls) && { pwd; } | echo `id` $(x)"), 5, "each backquote counts");
+    assert_eq!(
+        nesting_openers("(ls) && { pwd; } | echo `id` $(x)"),
+        5,
+        "each backquote counts"
+    );
     assert_eq!(nesting_openers("if while until for case select function"), 7);
     assert_eq!(nesting_openers("echo iffy forward"), 0);
 }

@@ -177,9 +177,13 @@ impl<'o> Walker<'o> {
     fn item(&mut self, item: &CommandPrefixOrSuffixItem, words: &mut Vec<Arg>) -> Result<(), Deny> {
         match item {
             CommandPrefixOrSuffixItem::IoRedirect(redirect) => self.redirect(redirect),
-            CommandPrefixOrSuffixItem::ProcessSubstitution(..) => Err(Deny::whole(
-                "process substitution `<(...)`/`>(...)` runs a command",
-            )),
+            CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
+                let shown = format!("{kind}{subshell}");
+                Err(Deny::at(
+                    &shown,
+                    format!("process substitution `{shown}` runs a command"),
+                ))
+            }
             CommandPrefixOrSuffixItem::Word(word) | CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
                 words.push(self.word(word)?);
                 Ok(())
