@@ -230,10 +230,14 @@ impl<'o> Walker<'o> {
                     let digits = v.strip_suffix('-').unwrap_or(v);
                     v == "-" || (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
                 });
-                if fd_like {
-                    Ok(())
-                } else {
-                    Err(Deny::at(shown, format!("redirection `{shown}` writes a file")))
+                match kind {
+                    _ if fd_like => Ok(()),
+                    IoFileRedirectKind::DuplicateInput => Err(Deny::at(
+                        shown,
+                        format!("redirection `{shown}` does not name a file descriptor"),
+                    )),
+                    // `>& word` with a word that is not a descriptor is bash's `&> word`.
+                    _ => Err(Deny::at(shown, format!("redirection `{shown}` writes a file"))),
                 }
             }
             IoFileRedirectTarget::Filename(word) => match kind {
