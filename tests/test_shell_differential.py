@@ -1,8 +1,9 @@
 """Differential test of the classifier against the real shells.
 
 Whenever ``classify_shell`` calls a command line read-only, running it with ``/bin/sh`` (what
-AgentScope's Bash tool uses) and with ``bash`` in an empty directory must create no file and must
-not run the marker program (which is off the allow-list). The lines are built from a vocabulary of
+AgentScope's Bash tool uses) and with ``bash`` in a directory holding one file must leave that
+file and the directory unchanged and must not run the marker program (which is off the
+allow-list). The lines are built from a vocabulary of
 fragments — quotes, escapes, heredocs, redirections, separators, writers — that only ever name
 files inside that directory.
 """
@@ -23,8 +24,11 @@ from planmode import classify_shell
 SHELLS = ["/bin/sh", "bash"]
 # Prints PWNED, which appears nowhere in its own source text.
 MARKER = "/usr/bin/printf 'P%sD\\n' WNE"
+# The one file in the directory: it must survive unchanged (in-place edits and deletions target it).
+KEEP = "keep.txt"
 FRAGMENTS = [
-    "ls", "cat", "echo", "echo a", "sort", "sort -o f1", "-o", "f2", "tee f3", "sed -n p", "sed -i s/a/b/ f4",
+    "ls", "cat", "echo", "echo a", KEEP, "sed -i s/a/b/", "find . -delete", "sort -o", "sort", "sort -o f1",
+    "-o", "f2", "tee f3", "sed -n p", "sed -i s/a/b/ f4",
     "sed 's/a/b/w f5'", "find . -delete", "dd of=f6", "printf x", "grep a", "wc -l", " ", " ", " ", ">f7", ">> f8",
     "2>f9", "&>f10", ">|f11", "<>f12", ">/dev/null", "2>&1", ">&2", "|", ";", "&&", "||", "&", "\n", "\n", "(", ")",
     "{ ", "; }", "'", "\"", "\\", "\\\n", "#", "<<EOF\n", "<<'EOF'\n", "<<-EOF\n", "EOF\n", "\tEOF\n", "EOF", "$(",
@@ -50,9 +54,11 @@ def _assert_harmless(command: str, tmp_path: Path) -> None:
     for shell in SHELLS:
         workdir = tmp_path / shell.replace("/", "_")
         workdir.mkdir(exist_ok=True)
+        (workdir / KEEP).write_text("a\n")
         output = _run(shell, command, workdir)
-        created = sorted(p.name for p in workdir.iterdir())
-        assert not created, f"{shell} created {created} running {command!r} ({verdict})"
+        files = sorted(p.name for p in workdir.iterdir())
+        assert files == [KEEP], f"{shell} changed the directory to {files} running {command!r} ({verdict})"
+        assert (workdir / KEEP).read_text() == "a\n", f"{shell} changed {KEEP} running {command!r} ({verdict})"
         assert "PWNED" not in output, f"{shell} ran the marker in {command!r} ({verdict})"
 
 
