@@ -97,6 +97,7 @@ fn options_are_checked_everywhere_and_values_are_not_operands() {
         deny_short: &[('o', "writes a file")],
         deny_long: &[("output", "writes a file")],
         value_short: "k",
+        attached_short: "",
         value_long: &["key"],
     };
     let args = |line: &str| line.split(' ').map(arg).collect::<Vec<_>>();
@@ -306,6 +307,8 @@ fn small_policies() {
         "uniq -w 3 in",
         "date",
         "date -u +%s",
+        "date -Iseconds",
+        "date -Is",
         "dd if=x bs=1 count=2",
         "command -v ls",
         "command -V ls",
@@ -317,6 +320,7 @@ fn small_policies() {
     for bad in [
         "uniq a b",
         "date -us x",
+        "date -I 0101",
         "date --set=x",
         "dd if=x conv=notrunc",
         "dd seek=1",
