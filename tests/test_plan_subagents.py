@@ -92,7 +92,7 @@ async def test_child_with_plan_tools_gets_its_own_plan_file(tmp_path: Path) -> N
                       mode=PermissionMode.BYPASS)
     plan.attach_child(child, plan_tools=True)
     await run(child)
-    child_path = plan_status(child).plan_path
+    child_path = plan_status(child).plan_relpath
     assert child_path is not None and child_path.startswith("plans/worker-")
     assert (tmp_path / child_path).read_text() == PLAN
     assert (tmp_path / "plans" / "PLAN.md").read_text() == "# parent"
