@@ -12,11 +12,15 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "planmode.agentscope needs AgentScope: pip install 'planmode[agentscope]'"
     ) from exc
 
+from ._permission_engine import PermissionEngine
+from ._permission_middleware import PermissionMiddleware
 from ._permission_mode import get_permission_mode, set_permission_mode
 from .scripted import ScriptedChatModel, call_tool, call_tools, say
 
 __all__ = [
     # ---- permission ----
+    "PermissionEngine",
+    "PermissionMiddleware",
     "get_permission_mode",
     "set_permission_mode",
     # ---- scripted ----

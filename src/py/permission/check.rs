@@ -1,0 +1,181 @@
+//! `PermissionCheck`: one permission check in progress, driven by the Python engine.
+
+use std::sync::Arc;
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::intern;
+use pyo3::prelude::*;
+
+use super::snapshot::Snapshot;
+use crate::core::permission::engine::{Behavior, Decision, ProtocolError};
+use crate::core::permission::{Evaluation, Mode, Outcome, Reply, RuleList, Step, Subject, ToolVerdict};
+
+/// Step codes returned to the driver.
+const STEP_MATCH_RULE: u8 = 0;
+const STEP_CHECK_READ_ONLY: u8 = 1;
+const STEP_CHECK_PERMISSIONS: u8 = 2;
+const STEP_DONE: u8 = 3;
+
+/// One permission check in progress (made by `RuleCache.begin`). Each method answers the previous
+/// step and returns the next: 0 = ask the tool's `match_rule` about `pending_content`, 1 = ask its
+/// `check_read_only`, 2 = ask its `check_permissions`, 3 = decided (see `decision`).
+///
+/// A check is a transient handle tied to live Python objects: it is not picklable.
+#[pyclass(module = "planmode._core", name = "PermissionCheck")]
+pub struct PermissionCheck {
+    evaluation: Evaluation,
+    tool: String,
+    lists: [Arc<Snapshot>; 3],
+    subject: Subject,
+    pending: Option<(RuleList, usize)>,
+    outcome: Option<Outcome>,
+}
+
+impl PermissionCheck {
+    /// A check of the tool named `tool` in `mode` against the deny, ask and allow `lists`.
+    pub fn new(mode: Mode, tool: String, lists: [Arc<Snapshot>; 3], subject: Subject) -> Self {
+        PermissionCheck {
+            evaluation: Evaluation::new(mode),
+            tool,
+            lists,
+            subject,
+            pending: None,
+            outcome: None,
+        }
+    }
+
+    fn advance(&mut self, reply: Reply) -> PyResult<u8> {
+        let rules = [
+            &self.lists[0].rules[..],
+            &self.lists[1].rules[..],
+            &self.lists[2].rules[..],
+        ];
+        let step = self
+            .evaluation
+            .advance(reply, rules, &self.subject)
+            .map_err(protocol)?;
+        self.pending = None;
+        Ok(match step {
+            Step::MatchRule { list, index } => {
+                self.pending = Some((list, index));
+                STEP_MATCH_RULE
+            }
+            Step::CheckReadOnly => STEP_CHECK_READ_ONLY,
+            Step::CheckPermissions => STEP_CHECK_PERMISSIONS,
+            Step::Done(outcome) => {
+                self.outcome = Some(outcome);
+                STEP_DONE
+            }
+        })
+    }
+
+    fn outcome(&self) -> PyResult<Outcome> {
+        self.outcome
+            .ok_or_else(|| PyRuntimeError::new_err("the permission check is not decided yet"))
+    }
+}
+
+fn protocol(err: ProtocolError) -> PyErr {
+    PyRuntimeError::new_err(err.to_string())
+}
+
+#[pymethods]
+impl PermissionCheck {
+    /// Starts the evaluation.
+    fn start(&mut self) -> PyResult<u8> {
+        self.advance(Reply::Start)
+    }
+
+    /// Answers step 0 with the tool's `match_rule` verdict.
+    fn matched(&mut self, yes: bool) -> PyResult<u8> {
+        self.advance(Reply::Matched(yes))
+    }
+
+    /// Answers step 1 with the truthiness of the tool's `check_read_only`.
+    fn read_only(&mut self, yes: bool) -> PyResult<u8> {
+        self.advance(Reply::ReadOnly(yes))
+    }
+
+    /// Answers step 2: `final_` for an ALLOW / DENY decision, else `safety_ask` for an ASK with
+    /// `bypass_immune`, else neither.
+    fn tool_decision(&mut self, final_: bool, safety_ask: bool) -> PyResult<u8> {
+        let verdict = match (final_, safety_ask) {
+            (true, _) => ToolVerdict::Final,
+            (false, true) => ToolVerdict::SafetyAsk,
+            (false, false) => ToolVerdict::Continue,
+        };
+        self.advance(Reply::Tool(verdict))
+    }
+
+    /// The `rule_content` the tool's `match_rule` must judge (at step 0).
+    #[getter]
+    fn pending_content(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let (list, index) = self
+            .pending
+            .ok_or_else(|| PyRuntimeError::new_err("no rule is waiting for match_rule"))?;
+        Ok(self.lists[list.index()].contents[index].clone_ref(py))
+    }
+
+    /// Whether the decision carries the tool's `generate_suggestions` (once decided).
+    #[getter]
+    fn wants_suggestions(&self) -> PyResult<bool> {
+        Ok(self.outcome()?.wants_suggestions(self.evaluation.mode()))
+    }
+
+    /// Whether the check ended on the tool's own safety ASK (which carries the suggestions).
+    #[getter]
+    fn tool_safety_ask(&self) -> PyResult<bool> {
+        Ok(self.outcome()? == Outcome::ToolSafetyAsk)
+    }
+
+    /// The engine-made decision once decided, as `(behavior, message, reason, echoes_input)` with
+    /// behavior 0 ALLOW / 1 DENY / 2 ASK; `None` when the tool's own decision is returned as is.
+    /// `tool_decision` is that decision; its `decision_reason` is quoted when DONT_ASK converts it.
+    #[pyo3(signature = (tool_decision=None))]
+    fn decision(
+        &self,
+        tool_decision: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<(u8, String, Option<String>, bool)>> {
+        let outcome = self.outcome()?;
+        let mode = self.evaluation.mode();
+        let tool_reason = match tool_decision {
+            Some(d) if outcome == Outcome::ToolSafetyAsk && mode == Mode::DontAsk => {
+                let reason = d.getattr(intern!(d.py(), "decision_reason"))?;
+                reason
+                    .call_method1(intern!(d.py(), "__format__"), ("",))?
+                    .str()?
+                    .to_string_lossy()
+                    .into_owned()
+            }
+            _ => String::new(),
+        };
+        let rule = outcome.rule().map_or("", |(list, index)| {
+            self.lists[list.index()].rules[index].display.as_str()
+        });
+        Ok(match outcome.decision(mode, &self.tool, rule, &tool_reason) {
+            Decision::FromTool => None,
+            Decision::New {
+                behavior,
+                message,
+                reason,
+                echoes_input,
+            } => {
+                let code = match behavior {
+                    Behavior::Allow => 0,
+                    Behavior::Deny => 1,
+                    Behavior::Ask => 2,
+                };
+                Some((code, message, reason, echoes_input))
+            }
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "PermissionCheck(mode={:?}, tool={:?}, outcome={:?})",
+            self.evaluation.mode().value(),
+            self.tool,
+            self.outcome
+        )
+    }
+}
