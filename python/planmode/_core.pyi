@@ -5,6 +5,8 @@ __all__ = [
     # ---- tasks ----
     # ---- shell ----
     # ---- permission ----
+    "PermissionCheck",
+    "RuleCache",
     # ---- plan ----
 ]
 
@@ -17,6 +19,34 @@ __version__: str
 
 
 # ---- permission engine (permission) ----
+
+from typing import Any, final  # noqa: E402  (kept in this section to keep merges apart)
+
+@final
+class RuleCache:
+    """Compiled rule lists of permission contexts, re-validated against the live rule dictionaries."""
+
+    def __new__(cls, modes: tuple[Any, ...]) -> RuleCache: ...
+    @property
+    def compiled_rules(self) -> int: ...
+    def begin(self, context: Any, tool_name: str, kind: int, tool_input: Any) -> PermissionCheck: ...
+    def __reduce__(self) -> tuple[type[RuleCache], tuple[tuple[Any, ...]]]: ...
+
+@final
+class PermissionCheck:
+    """One permission check in progress (made by ``RuleCache.begin``)."""
+
+    def start(self) -> int: ...
+    def matched(self, yes: bool) -> int: ...
+    def read_only(self, yes: bool) -> int: ...
+    def tool_decision(self, final_: bool, safety_ask: bool) -> int: ...
+    @property
+    def pending_content(self) -> Any: ...
+    @property
+    def wants_suggestions(self) -> bool: ...
+    @property
+    def tool_safety_ask(self) -> bool: ...
+    def decision(self, tool_decision: Any = None) -> tuple[int, str, str | None, bool] | None: ...
 
 
 # ---- plan-mode manager (plan) ----
