@@ -142,21 +142,27 @@ PATH_RULES = ["src/**", "*.py", "docs/*", "/etc/*", "**", "src/[ab]/*", "a[[]1].
 TARGET_RULES = ["ok", "pro", "/", "st", "dev"]
 
 
-def random_content(rng: random.Random, tool_name: str) -> str | None:
-    """A rule content for a tool: None, '' or a pattern of that tool's kind."""
+def random_content(rng: random.Random, tool_name: str, tool_level: float = 0.2) -> str | None:
+    """A rule content for a tool: None or '' (a tool-level rule, with probability ``tool_level``),
+    a pattern from the fixed lists above, or (one time in two) a generated pattern of that tool's
+    kind that rarely matches, as large real rule sets are mostly specific rules."""
     roll = rng.random()
-    if roll < 0.15:
-        return None
-    if roll < 0.2:
-        return ""
+    if roll < tool_level:
+        return None if roll < tool_level * 0.75 else ""
+    n = rng.randrange(10_000)
+    generated = rng.random() < 0.5
     if tool_name == "Bash":
+        if generated:
+            return rng.choice([f"tool{n}:*", f"tool{n} run*", f"tool{n} --flag", f"tool{n} * --x"])
         return rng.choice(BASH_RULES)
     if tool_name in ("Read", "Write", "Edit", "Glob", "Grep"):
+        if generated:
+            return rng.choice([f"dir{n}/**", f"*.ext{n}", f"src/mod{n}/*.py", f"/data/set{n}/[ab]*"])
         return rng.choice(PATH_RULES)
-    return rng.choice(TARGET_RULES)
+    return f"t{n}" if generated else rng.choice(TARGET_RULES)
 
 
-def random_context(rng: random.Random, n_rules: int) -> PermissionContext:
+def random_context(rng: random.Random, n_rules: int, tool_level: float = 0.2) -> PermissionContext:
     """A context with a random mode and ``n_rules`` random allow / deny / ask rules."""
     context = PermissionContext(mode=rng.choice(list(PermissionMode)))
     behaviors = [B.ALLOW, B.ALLOW, B.DENY, B.ASK]
@@ -164,7 +170,7 @@ def random_context(rng: random.Random, n_rules: int) -> PermissionContext:
         name = rng.choice(TOOL_NAMES)
         behavior = rng.choice(behaviors)
         rule = PermissionRule(
-            tool_name=name, rule_content=random_content(rng, name), behavior=behavior, source="test"
+            tool_name=name, rule_content=random_content(rng, name, tool_level), behavior=behavior, source="test"
         )
         target = {B.ALLOW: context.allow_rules, B.DENY: context.deny_rules, B.ASK: context.ask_rules}[behavior]
         target.setdefault(name, []).append(rule)

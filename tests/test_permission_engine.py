@@ -218,12 +218,20 @@ async def test_odd_inputs_and_rule_containers_still_match_agentscope() -> None:
 def test_rule_cache_pickles_and_names_itself() -> None:
     from agentscope.permission import PermissionMode as M
 
-    cache = RuleCache(tuple(M))
+    cache = RuleCache(tuple(M), [PermissionRule])
     clone = pickle.loads(pickle.dumps(cache))
     assert repr(clone) == repr(cache)
     assert repr(cache).startswith("RuleCache((<PermissionMode.DEFAULT")
+    assert repr(cache).endswith("plain_types=(<class 'agentscope.permission._rule.PermissionRule'>,))")
     with pytest.raises(ValueError, match="5 PermissionMode members"):
         RuleCache((M.DEFAULT,))
+
+    class Sneaky(PermissionRule):
+        def __getattribute__(self, name: str) -> Any:
+            return super().__getattribute__(name)
+
+    with pytest.raises(ValueError, match="overrides __getattribute__"):
+        RuleCache(tuple(M), [Sneaky])
 
 
 async def test_agentscope_engine_is_a_drop_in() -> None:

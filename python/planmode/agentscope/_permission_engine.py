@@ -24,6 +24,7 @@ from agentscope.permission import (
     PermissionContext,
     PermissionDecision,
     PermissionMode,
+    PermissionRule,
 )
 from agentscope.permission import PermissionEngine as _AgentScopeEngine
 from agentscope.tool import Bash, Edit, Glob, Grep, Read, ToolBase, Write
@@ -34,17 +35,17 @@ __all__ = ["PermissionEngine"]
 
 # Step codes of planmode._core.PermissionCheck.
 _MATCH_RULE, _CHECK_READ_ONLY, _CHECK_PERMISSIONS = 0, 1, 2
-_DONE = 3
+_DONE, _DONE_SUGGEST = 3, 4
 _BEHAVIORS = (PermissionBehavior.ALLOW, PermissionBehavior.DENY, PermissionBehavior.ASK)
 _FINAL = (PermissionBehavior.ALLOW, PermissionBehavior.DENY)
 _ASK = PermissionBehavior.ASK
 
-# The native matcher (RuleCache kinds) that reproduces each AgentScope match_rule exactly. The path
-# matchers are fnmatch without case folding, which is what fnmatch does on POSIX only.
-_NATIVE_KINDS: dict[Callable[..., Any], int] = {Bash.match_rule: 1}
+# The native matcher (RuleCache kinds) that reproduces each AgentScope match_rule exactly (ToolBase's
+# own matches no rule with content). The path matchers are fnmatch without case folding, which is
+# what fnmatch does on POSIX only.
+_NATIVE_KINDS: dict[Callable[..., Any], int] = {Bash.match_rule: 1, ToolBase.match_rule: 5}
 if os.path is posixpath:
     _NATIVE_KINDS |= {Read.match_rule: 2, Write.match_rule: 2, Edit.match_rule: 2, Glob.match_rule: 3, Grep.match_rule: 4}
-_OVERRIDABLE = ("match_rule", "check_read_only", "generate_suggestions")
 
 
 def _is_async(func: Any) -> bool:
@@ -85,7 +86,7 @@ _TRAITS: dict[type, _Traits] = {}
 def _traits(tool: Any) -> _Traits:
     """The traits of ``tool``'s class, unless the instance overrides one of the methods."""
     own = getattr(tool, "__dict__", None)
-    if own and any(name in own for name in _OVERRIDABLE):
+    if own and ("match_rule" in own or "check_read_only" in own or "generate_suggestions" in own):
         return _Traits(kind=0, read_only_attr=False, match_async=_is_async(tool.match_rule),
                        suggest_async=_is_async(tool.generate_suggestions))
     cls = type(tool)
@@ -109,16 +110,19 @@ class PermissionEngine(_AgentScopeEngine):
 
     def __init__(self, context: PermissionContext) -> None:
         super().__init__(context)
-        self._rules = RuleCache(tuple(PermissionMode))
+        self._rules = RuleCache(tuple(PermissionMode), [PermissionRule, PermissionContext])
 
     async def check_permission(self, tool: ToolBase, tool_input: dict[str, Any]) -> PermissionDecision:
         """Decides whether ``tool`` may run with ``tool_input`` under ``self.context`` (read now)."""
         context = self.context
         traits = _traits(tool)
-        check = self._rules.begin(context, tool.name, traits.kind, tool_input)
-        step = check.start()
+        read_only = tool.is_read_only if traits.read_only_attr else None
+        check = self._rules.begin(
+            context, tool.name, traits.kind, tool_input, read_only if type(read_only) is bool else None
+        )
+        step = check.step
         tool_decision: Any = None
-        while step != _DONE:
+        while step < _DONE:
             if step == _MATCH_RULE:
                 content = check.pending_content
                 if not content:
@@ -130,18 +134,17 @@ class PermissionEngine(_AgentScopeEngine):
                 step = check.matched(bool(hit))
             elif step == _CHECK_READ_ONLY:
                 if traits.read_only_attr:
-                    read_only = tool.is_read_only
+                    verdict = tool.is_read_only
                 else:
-                    read_only = await _resolve(tool.check_read_only(tool_input))
-                step = check.read_only(bool(read_only))
+                    verdict = await _resolve(tool.check_read_only(tool_input))
+                step = check.read_only(bool(verdict))
             else:
                 tool_decision = await _resolve(tool.check_permissions(tool_input, context))
                 behavior = tool_decision.behavior
                 final = behavior in _FINAL
-                safety = not final and bool(behavior == _ASK and tool_decision.bypass_immune)
-                step = check.tool_decision(final, safety)
+                step = check.tool_decision(final, not final and bool(behavior == _ASK and tool_decision.bypass_immune))
         suggestions = None
-        if check.wants_suggestions:
+        if step == _DONE_SUGGEST:
             if traits.suggest_async:
                 suggestions = await tool.generate_suggestions(tool_input)
             else:
@@ -153,9 +156,5 @@ class PermissionEngine(_AgentScopeEngine):
             return tool_decision  # type: ignore[no-any-return]
         behavior_code, message, reason, echoes_input = made
         return PermissionDecision(
-            behavior=_BEHAVIORS[behavior_code],
-            message=message,
-            decision_reason=reason,
-            updated_input=tool_input if echoes_input else None,
-            suggested_rules=suggestions,
+            _BEHAVIORS[behavior_code], message, reason, tool_input if echoes_input else None, suggestions
         )

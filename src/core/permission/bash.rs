@@ -167,3 +167,33 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Full match of `*`-separated literals where a star never spans a newline (exponential reference).
+    fn reference(p: &[char], s: &[char]) -> bool {
+        match p.split_first() {
+            None => s.is_empty(),
+            Some(('*', rest)) => (0..=s.len())
+                .take_while(|&k| !s[..k].contains(&'\n'))
+                .any(|k| reference(rest, &s[k..])),
+            Some((c, rest)) => s.first() == Some(c) && reference(rest, &s[1..]),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn wildcards_match_the_reference(rule in "[ab *]{1,7}", command in "[ab \n]{0,10}") {
+            prop_assume!(rule.contains('*') && !rule.ends_with(":*"));
+            let cmd: Vec<char> = command.chars().collect();
+            let full = reference(&rule.chars().collect::<Vec<_>>(), &cmd);
+            let bare = rule.strip_suffix('*').is_some_and(|b| {
+                reference(&py_rstrip(b).chars().collect::<Vec<_>>(), &cmd)
+            });
+            prop_assert_eq!(BashPattern::compile(&rule).unwrap().is_match(&command), full || bare);
+        }
+    }
+}

@@ -248,3 +248,36 @@ mod tests {
         assert!(!m("b", "[b-a]"));
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Textbook recursive glob over `*`, `?` and literals (exponential, fine for short inputs).
+    fn reference(p: &[char], s: &[char]) -> bool {
+        match p.split_first() {
+            None => s.is_empty(),
+            Some(('*', rest)) => (0..=s.len()).any(|k| reference(rest, &s[k..])),
+            Some(('?', rest)) => !s.is_empty() && reference(rest, &s[1..]),
+            Some((c, rest)) => s.first() == Some(c) && reference(rest, &s[1..]),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn star_question_literal_match_the_reference(p in "[ab*?/\n]{0,8}", s in "[ab/\n]{0,10}") {
+            let pc: Vec<char> = p.chars().collect();
+            let sc: Vec<char> = s.chars().collect();
+            prop_assert_eq!(Glob::compile(&p).unwrap().is_match(&sc), reference(&pc, &sc));
+        }
+
+        #[test]
+        fn compile_never_panics(p in "[ab!\\-\\[\\]*?^\\\\]{0,12}", s in "[ab!\\-\\[\\]^]{0,6}") {
+            let sc: Vec<char> = s.chars().collect();
+            if let Some(glob) = Glob::compile(&p) {
+                let _ = glob.is_match(&sc);
+            }
+        }
+    }
+}

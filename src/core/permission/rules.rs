@@ -67,6 +67,7 @@ impl CompiledRule {
         };
         match subject {
             Subject::Tool => None,
+            Subject::NoContent => Some(false),
             Subject::Command(command) => Some(bash.as_ref()?.is_match(command)),
             Subject::FilePath(path) => {
                 let glob = glob.as_ref()?;
@@ -96,6 +97,8 @@ pub enum Subject {
         /// `tool_input["pattern"]`.
         pattern: Option<Vec<char>>,
     },
+    /// A tool with ToolBase's own `match_rule` (`rule_content is None`): content rules never match.
+    NoContent,
     /// Any other tool (or input the native matchers cannot read): the tool's `match_rule` decides.
     Tool,
 }
@@ -136,6 +139,8 @@ mod tests {
         };
         assert_eq!(rule.matches(&search), Some(true));
         assert_eq!(rule.matches(&Subject::Tool), None);
+        assert_eq!(rule.matches(&Subject::NoContent), Some(false));
+        assert_eq!(CompiledRule::new(None).matches(&Subject::NoContent), Some(true));
         assert_eq!(
             CompiledRule::new(Some("git:*")).matches(&Subject::Command("git log".into())),
             Some(true)

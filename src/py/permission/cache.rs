@@ -6,8 +6,11 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 
+use std::sync::Arc;
+
 use super::check::PermissionCheck;
-use super::snapshot::{CachedList, load};
+use super::plain::PlainTypes;
+use super::snapshot::{CachedList, Snapshot, load};
 use crate::core::permission::{Mode, RuleList, Subject};
 use crate::py::exceptions::{InvalidInputError, UnknownModeError};
 
@@ -17,16 +20,23 @@ const KIND_BASH: u8 = 1;
 const KIND_FILE: u8 = 2;
 const KIND_GLOB: u8 = 3;
 const KIND_GREP: u8 = 4;
+const KIND_DEFAULT: u8 = 5;
+
+/// The attributes read from `plain_types` instances.
+const PLAIN_NAMES: [&str; 5] = ["rule_content", "mode", "deny_rules", "ask_rules", "allow_rules"];
 
 /// Compiled rule lists of permission contexts, keyed by tool name and checked against the live
 /// rule dictionaries on every use (list and rule identities, each rule's `rule_content`), so rules
 /// added in place by `add_rule`, replaced lists and replaced contexts are all seen at once.
 ///
 /// `modes` are the five `PermissionMode` members (DEFAULT, ACCEPT_EDITS, EXPLORE, BYPASS,
-/// DONT_ASK); one cache serves one engine.
+/// DONT_ASK); `plain_types` are classes (`PermissionRule`, `PermissionContext`) whose attributes
+/// may be read with the generic lookup, being sure they do not override `__getattribute__`. One
+/// cache serves one engine.
 #[pyclass(module = "planmode._core", name = "RuleCache")]
 pub struct RuleCache {
     modes: Py<PyTuple>,
+    plain: PlainTypes,
     lists: [HashMap<String, CachedList>; 3],
     compiled: usize,
 }
@@ -34,7 +44,8 @@ pub struct RuleCache {
 #[pymethods]
 impl RuleCache {
     #[new]
-    fn new(modes: Bound<'_, PyTuple>) -> PyResult<Self> {
+    #[pyo3(signature = (modes, plain_types=Vec::new()))]
+    fn new(modes: Bound<'_, PyTuple>, plain_types: Vec<Bound<'_, PyType>>) -> PyResult<Self> {
         if modes.len() != Mode::ALL.len() {
             return Err(InvalidInputError::new_err(format!(
                 "RuleCache needs the {} PermissionMode members, got {} objects",
@@ -42,8 +53,10 @@ impl RuleCache {
                 modes.len()
             )));
         }
+        let plain = PlainTypes::new(&plain_types, &PLAIN_NAMES)?;
         Ok(RuleCache {
             modes: modes.unbind(),
+            plain,
             lists: Default::default(),
             compiled: 0,
         })
@@ -56,47 +69,72 @@ impl RuleCache {
     }
 
     /// Starts checking one invocation of the tool named `tool_name` (whose `match_rule` is
-    /// reproduced by matcher `kind`: 0 none, 1 Bash, 2 Read/Write/Edit, 3 Glob, 4 Grep) against
-    /// `context` (an AgentScope `PermissionContext`, read now).
+    /// reproduced by matcher `kind`: 0 none, 1 Bash, 2 Read/Write/Edit, 3 Glob, 4 Grep, 5 ToolBase's
+    /// default) against `context` (an AgentScope `PermissionContext`; its allow rules are read
+    /// only if the check gets that far, as AgentScope does). `read_only` is the invocation's
+    /// read-only verdict when known up front (ToolBase's `check_read_only` is `is_read_only`).
     ///
     /// Raises UnknownModeError (a ValueError) when `context.mode` is not a PermissionMode.
+    #[pyo3(signature = (context, tool_name, kind, tool_input, read_only=None))]
     fn begin(
-        &mut self,
+        slf: &Bound<'_, Self>,
         context: &Bound<'_, PyAny>,
         tool_name: &Bound<'_, PyString>,
         kind: u8,
         tool_input: &Bound<'_, PyAny>,
+        read_only: Option<bool>,
     ) -> PyResult<PermissionCheck> {
-        let py = context.py();
-        let mode = self.mode_of(&context.getattr(intern!(py, "mode"))?)?;
-        let names = [
-            intern!(py, "deny_rules"),
-            intern!(py, "ask_rules"),
-            intern!(py, "allow_rules"),
-        ];
-        let mut snapshots = Vec::with_capacity(3);
-        for list in RuleList::ALL {
-            let rules = context.getattr(names[list.index()])?;
-            let (snapshot, compiled) = load(&rules, tool_name, &mut self.lists[list.index()])?;
-            self.compiled += compiled;
-            snapshots.push(snapshot);
-        }
-        let subject = subject(kind, tool_input)?;
-        let lists = [snapshots[0].clone(), snapshots[1].clone(), snapshots[2].clone()];
-        Ok(PermissionCheck::new(
+        let py = slf.py();
+        let (mode, deny, ask) = {
+            let mut this = slf.borrow_mut();
+            let mode = this.mode_of(&this.plain.getattr(context, intern!(py, "mode"))?)?;
+            let deny = this.load(context, RuleList::Deny, tool_name)?;
+            let ask = this.load(context, RuleList::Ask, tool_name)?;
+            (mode, deny, ask)
+        };
+        let source = AllowSource {
+            cache: slf.clone().unbind(),
+            context: context.clone().unbind(),
+            name: tool_name.clone().unbind(),
+        };
+        let tool = tool_name.to_str()?.to_owned();
+        PermissionCheck::start(
             mode,
-            tool_name.to_str()?.to_owned(),
-            lists,
-            subject,
-        ))
+            tool,
+            [deny, ask],
+            source,
+            subject(kind, tool_input)?,
+            read_only,
+        )
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!("RuleCache({})", self.modes.bind(py).repr()?))
+        let types = PyTuple::new(py, self.plain.types(py))?;
+        Ok(format!(
+            "RuleCache({}, plain_types={})",
+            self.modes.bind(py).repr()?,
+            types.repr()?
+        ))
     }
 
-    fn __reduce__<'py>(&self, py: Python<'py>) -> (Bound<'py, PyType>, (Py<PyTuple>,)) {
-        (py.get_type::<RuleCache>(), (self.modes.clone_ref(py),))
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let args = (self.modes.clone_ref(py), self.plain.types(py));
+        (py.get_type::<RuleCache>(), args).into_pyobject(py)
+    }
+}
+
+/// Where a check reads its allow rules from once it needs them.
+pub struct AllowSource {
+    cache: Py<RuleCache>,
+    context: Py<PyAny>,
+    name: Py<PyString>,
+}
+
+impl AllowSource {
+    /// The allow rules for the tool, compiled (or from the cache).
+    pub fn load(&self, py: Python<'_>) -> PyResult<Arc<Snapshot>> {
+        let mut cache = self.cache.bind(py).try_borrow_mut()?;
+        cache.load(self.context.bind(py), RuleList::Allow, self.name.bind(py))
     }
 }
 
@@ -118,6 +156,25 @@ impl RuleCache {
             shown.str()?
         )))
     }
+
+    /// `context.<list>_rules.get(name, [])`, compiled or from the cache.
+    fn load(
+        &mut self,
+        context: &Bound<'_, PyAny>,
+        list: RuleList,
+        name: &Bound<'_, PyString>,
+    ) -> PyResult<Arc<Snapshot>> {
+        let py = context.py();
+        let field = match list {
+            RuleList::Deny => intern!(py, "deny_rules"),
+            RuleList::Ask => intern!(py, "ask_rules"),
+            RuleList::Allow => intern!(py, "allow_rules"),
+        };
+        let rules = self.plain.getattr(context, field)?;
+        let (snapshot, compiled) = load(&rules, name, &mut self.lists[list.index()], &self.plain)?;
+        self.compiled += compiled;
+        Ok(snapshot)
+    }
 }
 
 /// `tool_input[key]` when it is absent (`Ok(None)`), None or a str; `Err(())` for anything else.
@@ -137,6 +194,9 @@ fn text_field(input: &Bound<'_, PyDict>, key: &str) -> PyResult<Result<Option<St
 /// The invocation facts the native matcher of `kind` reads; `Subject::Tool` whenever the input is
 /// not plain enough to be sure of the tool's own reading.
 fn subject(kind: u8, tool_input: &Bound<'_, PyAny>) -> PyResult<Subject> {
+    if kind == KIND_DEFAULT {
+        return Ok(Subject::NoContent);
+    }
     let Ok(input) = tool_input.cast_exact::<PyDict>() else {
         return Ok(Subject::Tool);
     };
@@ -161,6 +221,7 @@ fn subject(kind: u8, tool_input: &Bound<'_, PyAny>) -> PyResult<Subject> {
             Ok(Some(path)) if !path.is_empty() => Subject::FilePath(chars(Some(path))),
             _ => Subject::Tool,
         },
+        KIND_DEFAULT => Subject::NoContent,
         KIND_TOOL => Subject::Tool,
         other => {
             return Err(InvalidInputError::new_err(format!(

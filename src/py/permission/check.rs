@@ -6,19 +6,25 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 
+use super::cache::AllowSource;
 use super::snapshot::Snapshot;
 use crate::core::permission::engine::{Behavior, Decision, ProtocolError};
 use crate::core::permission::{Evaluation, Mode, Outcome, Reply, RuleList, Step, Subject, ToolVerdict};
+
+/// An engine-made decision for Python: `(behavior, message, reason, echoes_input)`.
+type MadeDecision = (u8, String, Option<String>, bool);
 
 /// Step codes returned to the driver.
 const STEP_MATCH_RULE: u8 = 0;
 const STEP_CHECK_READ_ONLY: u8 = 1;
 const STEP_CHECK_PERMISSIONS: u8 = 2;
 const STEP_DONE: u8 = 3;
+const STEP_DONE_SUGGEST: u8 = 4;
 
-/// One permission check in progress (made by `RuleCache.begin`). Each method answers the previous
-/// step and returns the next: 0 = ask the tool's `match_rule` about `pending_content`, 1 = ask its
-/// `check_read_only`, 2 = ask its `check_permissions`, 3 = decided (see `decision`).
+/// One permission check in progress (made by `RuleCache.begin`, already started). `step` says
+/// what it needs; each answer returns the next step: 0 = the tool's `match_rule` verdict on
+/// `pending_content`, 1 = its `check_read_only`, 2 = its `check_permissions`; 3 = decided, 4 =
+/// decided and the decision carries the tool's `generate_suggestions` (see `decision`).
 ///
 /// A check is a transient handle tied to live Python objects: it is not picklable.
 #[pyclass(module = "planmode._core", name = "PermissionCheck")]
@@ -26,47 +32,77 @@ pub struct PermissionCheck {
     evaluation: Evaluation,
     tool: String,
     lists: [Arc<Snapshot>; 3],
+    allow: Option<AllowSource>,
     subject: Subject,
+    read_only: Option<bool>,
+    step: u8,
     pending: Option<(RuleList, usize)>,
     outcome: Option<Outcome>,
 }
 
 impl PermissionCheck {
-    /// A check of the tool named `tool` in `mode` against the deny, ask and allow `lists`.
-    pub fn new(mode: Mode, tool: String, lists: [Arc<Snapshot>; 3], subject: Subject) -> Self {
-        PermissionCheck {
+    /// Starts a check of the tool named `tool` in `mode` against the deny and ask rules, reading
+    /// the allow rules from `allow` once it gets to them. A known `read_only` verdict (the tool
+    /// uses ToolBase's `check_read_only`) is answered without asking.
+    pub fn start(
+        mode: Mode,
+        tool: String,
+        [deny, ask]: [Arc<Snapshot>; 2],
+        allow: AllowSource,
+        subject: Subject,
+        read_only: Option<bool>,
+    ) -> PyResult<Self> {
+        let mut check = PermissionCheck {
             evaluation: Evaluation::new(mode),
             tool,
-            lists,
+            lists: [deny, ask, Arc::default()],
+            allow: Some(allow),
             subject,
+            read_only,
+            step: STEP_MATCH_RULE,
             pending: None,
             outcome: None,
-        }
+        };
+        check.advance(Reply::Start)?;
+        Ok(check)
     }
 
-    fn advance(&mut self, reply: Reply) -> PyResult<u8> {
-        let rules = [
-            &self.lists[0].rules[..],
-            &self.lists[1].rules[..],
-            &self.lists[2].rules[..],
-        ];
-        let step = self
-            .evaluation
-            .advance(reply, rules, &self.subject)
-            .map_err(protocol)?;
-        self.pending = None;
-        Ok(match step {
-            Step::MatchRule { list, index } => {
-                self.pending = Some((list, index));
-                STEP_MATCH_RULE
-            }
-            Step::CheckReadOnly => STEP_CHECK_READ_ONLY,
-            Step::CheckPermissions => STEP_CHECK_PERMISSIONS,
-            Step::Done(outcome) => {
-                self.outcome = Some(outcome);
-                STEP_DONE
-            }
-        })
+    fn advance(&mut self, mut reply: Reply) -> PyResult<u8> {
+        loop {
+            let rules = [
+                &self.lists[0].rules[..],
+                &self.lists[1].rules[..],
+                &self.lists[2].rules[..],
+            ];
+            let step = self
+                .evaluation
+                .advance(reply, rules, &self.subject)
+                .map_err(protocol)?;
+            self.pending = None;
+            self.step = match step {
+                Step::MatchRule { list, index } => {
+                    self.pending = Some((list, index));
+                    STEP_MATCH_RULE
+                }
+                Step::CheckReadOnly => match self.read_only {
+                    Some(known) => {
+                        reply = Reply::ReadOnly(known);
+                        continue;
+                    }
+                    None => STEP_CHECK_READ_ONLY,
+                },
+                Step::CheckPermissions => STEP_CHECK_PERMISSIONS,
+                Step::Done(outcome) => {
+                    self.outcome = Some(outcome);
+                    if outcome.wants_suggestions(self.evaluation.mode()) {
+                        STEP_DONE_SUGGEST
+                    } else {
+                        STEP_DONE
+                    }
+                }
+            };
+            return Ok(self.step);
+        }
     }
 
     fn outcome(&self) -> PyResult<Outcome> {
@@ -81,9 +117,10 @@ fn protocol(err: ProtocolError) -> PyErr {
 
 #[pymethods]
 impl PermissionCheck {
-    /// Starts the evaluation.
-    fn start(&mut self) -> PyResult<u8> {
-        self.advance(Reply::Start)
+    /// What the check needs now (see the class doc).
+    #[getter]
+    fn step(&self) -> u8 {
+        self.step
     }
 
     /// Answers step 0 with the tool's `match_rule` verdict.
@@ -98,7 +135,10 @@ impl PermissionCheck {
 
     /// Answers step 2: `final_` for an ALLOW / DENY decision, else `safety_ask` for an ASK with
     /// `bypass_immune`, else neither.
-    fn tool_decision(&mut self, final_: bool, safety_ask: bool) -> PyResult<u8> {
+    fn tool_decision(&mut self, py: Python<'_>, final_: bool, safety_ask: bool) -> PyResult<u8> {
+        if let Some(source) = self.allow.take() {
+            self.lists[RuleList::Allow.index()] = source.load(py)?;
+        }
         let verdict = match (final_, safety_ask) {
             (true, _) => ToolVerdict::Final,
             (false, true) => ToolVerdict::SafetyAsk,
@@ -116,12 +156,6 @@ impl PermissionCheck {
         Ok(self.lists[list.index()].contents[index].clone_ref(py))
     }
 
-    /// Whether the decision carries the tool's `generate_suggestions` (once decided).
-    #[getter]
-    fn wants_suggestions(&self) -> PyResult<bool> {
-        Ok(self.outcome()?.wants_suggestions(self.evaluation.mode()))
-    }
-
     /// Whether the check ended on the tool's own safety ASK (which carries the suggestions).
     #[getter]
     fn tool_safety_ask(&self) -> PyResult<bool> {
@@ -132,10 +166,7 @@ impl PermissionCheck {
     /// behavior 0 ALLOW / 1 DENY / 2 ASK; `None` when the tool's own decision is returned as is.
     /// `tool_decision` is that decision; its `decision_reason` is quoted when DONT_ASK converts it.
     #[pyo3(signature = (tool_decision=None))]
-    fn decision(
-        &self,
-        tool_decision: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Option<(u8, String, Option<String>, bool)>> {
+    fn decision(&self, tool_decision: Option<&Bound<'_, PyAny>>) -> PyResult<Option<MadeDecision>> {
         let outcome = self.outcome()?;
         let mode = self.evaluation.mode();
         let tool_reason = match tool_decision {
@@ -172,9 +203,10 @@ impl PermissionCheck {
 
     fn __repr__(&self) -> String {
         format!(
-            "PermissionCheck(mode={:?}, tool={:?}, outcome={:?})",
+            "PermissionCheck(mode={:?}, tool={:?}, step={}, outcome={:?})",
             self.evaluation.mode().value(),
             self.tool,
+            self.step,
             self.outcome
         )
     }

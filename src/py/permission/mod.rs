@@ -5,6 +5,7 @@
 
 pub mod cache;
 pub mod check;
+mod plain;
 mod snapshot;
 
 use pyo3::prelude::*;

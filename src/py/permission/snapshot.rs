@@ -8,6 +8,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
+use super::plain::PlainTypes;
 use crate::core::permission::CompiledRule;
 
 /// The compiled rules of one list and their `rule_content` objects (handed to `match_rule`).
@@ -40,13 +41,14 @@ fn compile(content: &Bound<'_, PyAny>) -> PyResult<CompiledRule> {
     Ok(CompiledRule::opaque(shown.str()?.to_string_lossy().into_owned()))
 }
 
-fn content_of<'py>(rule: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    rule.getattr(intern!(rule.py(), "rule_content"))
+fn content_of<'py>(rule: &Bound<'py, PyAny>, plain: &PlainTypes) -> PyResult<Bound<'py, PyAny>> {
+    plain.getattr(rule, intern!(rule.py(), "rule_content"))
 }
 
 /// Compiles `items[from..]` after the first `from` rules of `base`.
 fn extend(
     py: Python<'_>,
+    plain: &PlainTypes,
     base: Option<&Snapshot>,
     from: usize,
     items: &[Bound<'_, PyAny>],
@@ -59,7 +61,7 @@ fn extend(
             .extend(base.contents[..from].iter().map(|c| c.clone_ref(py)));
     }
     for item in &items[from..] {
-        let content = content_of(item)?;
+        let content = content_of(item, plain)?;
         snapshot.rules.push(compile(&content)?);
         snapshot.contents.push(content.unbind());
     }
@@ -72,6 +74,7 @@ pub fn load(
     rules_dict: &Bound<'_, PyAny>,
     name: &Bound<'_, PyString>,
     cache: &mut std::collections::HashMap<String, CachedList>,
+    plain: &PlainTypes,
 ) -> PyResult<(Arc<Snapshot>, usize)> {
     let py = rules_dict.py();
     let found = match rules_dict.cast::<PyDict>() {
@@ -84,14 +87,21 @@ pub fn load(
     let Ok(list) = found.cast::<PyList>() else {
         // Not a list (a tuple, a generator...): read it as AgentScope would, without caching.
         let items: Vec<Bound<'_, PyAny>> = found.try_iter()?.collect::<PyResult<_>>()?;
-        let (snapshot, compiled) = extend(py, None, 0, &items)?;
+        let (snapshot, compiled) = extend(py, plain, None, 0, &items)?;
         return Ok((Arc::new(snapshot), compiled));
     };
     let key = name.to_str()?;
-    let items: Vec<Bound<'_, PyAny>> = list.iter().collect();
     let entry = cache.get(key);
+    if let Some(entry) = entry
+        && entry.list.is(list)
+        && list.len() == entry.items.len()
+        && unchanged(entry, list, plain)?
+    {
+        return Ok((entry.snapshot.clone(), 0));
+    }
+    let items: Vec<Bound<'_, PyAny>> = list.iter().collect();
     let kept = match entry {
-        Some(entry) if entry.list.is(list) => unchanged_prefix(entry, &items)?,
+        Some(entry) if entry.list.is(list) => unchanged_prefix(entry, &items, plain)?,
         _ => 0,
     };
     if let Some(entry) = entry
@@ -100,7 +110,7 @@ pub fn load(
     {
         return Ok((entry.snapshot.clone(), 0));
     }
-    let (snapshot, compiled) = extend(py, entry.map(|e| &*e.snapshot), kept, &items)?;
+    let (snapshot, compiled) = extend(py, plain, entry.map(|e| &*e.snapshot), kept, &items)?;
     let snapshot = Arc::new(snapshot);
     if cache.len() >= MAX_CACHED_NAMES && !cache.contains_key(key) {
         cache.clear();
@@ -119,14 +129,25 @@ pub fn load(
 /// Tool names whose lists are cached per rule dictionary before the cache starts over.
 const MAX_CACHED_NAMES: usize = 4096;
 
+/// Whether every rule of `list` (as long as the cached one) is the cached object with the cached
+/// `rule_content` object.
+fn unchanged(entry: &CachedList, list: &Bound<'_, PyList>, plain: &PlainTypes) -> PyResult<bool> {
+    for (item, (cached, content)) in list.iter().zip(entry.items.iter().zip(&entry.snapshot.contents)) {
+        if !item.is(cached) || !content_of(&item, plain)?.is(content) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// How many leading rules are the same objects with the same `rule_content` objects as cached.
-fn unchanged_prefix(entry: &CachedList, items: &[Bound<'_, PyAny>]) -> PyResult<usize> {
+fn unchanged_prefix(entry: &CachedList, items: &[Bound<'_, PyAny>], plain: &PlainTypes) -> PyResult<usize> {
     for (index, (item, (cached, content))) in items
         .iter()
         .zip(entry.items.iter().zip(&entry.snapshot.contents))
         .enumerate()
     {
-        if !item.is(cached) || !content_of(item)?.is(content) {
+        if !item.is(cached) || !content_of(item, plain)?.is(content) {
             return Ok(index);
         }
     }
