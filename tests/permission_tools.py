@@ -162,12 +162,15 @@ def random_content(rng: random.Random, tool_name: str, tool_level: float = 0.2) 
     return f"t{n}" if generated else rng.choice(TARGET_RULES)
 
 
-def random_context(rng: random.Random, n_rules: int, tool_level: float = 0.2) -> PermissionContext:
-    """A context with a random mode and ``n_rules`` random allow / deny / ask rules."""
+def random_context(
+    rng: random.Random, n_rules: int, tool_level: float = 0.2, weights: list[float] | None = None
+) -> PermissionContext:
+    """A context with a random mode and ``n_rules`` random allow / deny / ask rules, spread over
+    ``TOOL_NAMES`` with ``weights`` (uniformly by default)."""
     context = PermissionContext(mode=rng.choice(list(PermissionMode)))
     behaviors = [B.ALLOW, B.ALLOW, B.DENY, B.ASK]
     for _ in range(n_rules):
-        name = rng.choice(TOOL_NAMES)
+        name = rng.choices(TOOL_NAMES, weights)[0]
         behavior = rng.choice(behaviors)
         rule = PermissionRule(
             tool_name=name, rule_content=random_content(rng, name, tool_level), behavior=behavior, source="test"

@@ -34,7 +34,7 @@ from .._core import RuleCache
 __all__ = ["PermissionEngine"]
 
 # Step codes of planmode._core.PermissionCheck.
-_MATCH_RULE, _CHECK_READ_ONLY, _CHECK_PERMISSIONS = 0, 1, 2
+_MATCH_RULES, _CHECK_READ_ONLY, _CHECK_PERMISSIONS = 0, 1, 2
 _DONE, _DONE_SUGGEST = 3, 4
 _BEHAVIORS = (PermissionBehavior.ALLOW, PermissionBehavior.DENY, PermissionBehavior.ASK)
 _FINAL = (PermissionBehavior.ALLOW, PermissionBehavior.DENY)
@@ -123,15 +123,19 @@ class PermissionEngine(_AgentScopeEngine):
         step = check.step
         tool_decision: Any = None
         while step < _DONE:
-            if step == _MATCH_RULE:
-                content = check.pending_content
-                if not content:
-                    hit: Any = True
-                elif traits.match_async:
-                    hit = await tool.match_rule(content, tool_input)
-                else:
-                    hit = tool.match_rule(content, tool_input)
-                step = check.matched(bool(hit))
+            if step == _MATCH_RULES:
+                found = -1
+                for position, content in enumerate(check.pending_contents):
+                    if not content:
+                        hit: Any = True
+                    elif traits.match_async:
+                        hit = await tool.match_rule(content, tool_input)
+                    else:
+                        hit = tool.match_rule(content, tool_input)
+                    if hit:
+                        found = position
+                        break
+                step = check.matched(found)
             elif step == _CHECK_READ_ONLY:
                 if traits.read_only_attr:
                     verdict = tool.is_read_only

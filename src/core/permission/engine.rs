@@ -17,12 +17,18 @@ use super::types::{Mode, RuleList};
 /// What the evaluation needs next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
-    /// Ask the tool's own `match_rule` about rule `index` of `list` (answer with [`Reply::Matched`]).
-    MatchRule {
+    /// Ask the tool's own `match_rule`, in order, about each rule of `list` in `from..until` that
+    /// native matching cannot decide ([`CompiledRule::matches`] is `None`), stopping at the first
+    /// match (answer with [`Reply::Matched`]). Rule `until` matched natively when `native_hit`.
+    MatchRules {
         /// The list being scanned.
         list: RuleList,
-        /// The rule's position in it.
-        index: usize,
+        /// The first rule to ask about.
+        from: usize,
+        /// The end of the batch.
+        until: usize,
+        /// Whether rule `until` matched natively (and decides if the tool matches none before it).
+        native_hit: bool,
     },
     /// Ask the tool's `check_read_only` (answer with [`Reply::ReadOnly`]).
     CheckReadOnly,
@@ -37,8 +43,8 @@ pub enum Step {
 pub enum Reply {
     /// The first call: nothing asked yet.
     Start,
-    /// The tool's `match_rule` verdict.
-    Matched(bool),
+    /// The index of the first rule of the batch the tool's `match_rule` matched, if any.
+    Matched(Option<usize>),
     /// The truthiness of the tool's `check_read_only`.
     ReadOnly(bool),
     /// The class of the tool's own decision.
@@ -128,7 +134,12 @@ impl std::error::Error for ProtocolError {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
     Start,
-    Matching { list: RuleList, index: usize },
+    Matching {
+        list: RuleList,
+        from: usize,
+        until: usize,
+        native_hit: bool,
+    },
     ReadOnly,
     Tool,
     Done,
@@ -165,9 +176,26 @@ impl Evaluation {
     ) -> Result<Step, ProtocolError> {
         let step = match (self.stage, reply) {
             (Stage::Start, Reply::Start) => self.scan(RuleList::Deny, 0, rules, subject),
-            (Stage::Matching { list, index }, Reply::Matched(true)) => self.hit(list, index),
-            (Stage::Matching { list, index }, Reply::Matched(false)) => {
-                self.scan(list, index + 1, rules, subject)
+            (
+                Stage::Matching {
+                    list, from, until, ..
+                },
+                Reply::Matched(Some(index)),
+            ) if (from..until).contains(&index) => self.hit(list, index),
+            (
+                Stage::Matching {
+                    list,
+                    until,
+                    native_hit,
+                    ..
+                },
+                Reply::Matched(None),
+            ) => {
+                if native_hit {
+                    self.hit(list, until)
+                } else {
+                    self.next_list(list, rules, subject)
+                }
             }
             (Stage::ReadOnly, Reply::ReadOnly(true)) => self.finish(Outcome::ReadOnly),
             (Stage::ReadOnly, Reply::ReadOnly(false)) if self.mode == Mode::Explore => {
@@ -193,29 +221,49 @@ impl Evaluation {
     }
 
     fn scan(&mut self, list: RuleList, from: usize, rules: [&[CompiledRule]; 3], subject: &Subject) -> Step {
-        let found = rules[list.index()]
-            .iter()
-            .enumerate()
-            .skip(from)
-            .find_map(|(index, rule)| match rule.matches(subject) {
-                Some(false) => None,
-                Some(true) => Some((index, true)),
-                None => Some((index, false)),
-            });
-        match found {
-            Some((index, true)) => self.hit(list, index),
-            Some((index, false)) => {
-                self.stage = Stage::Matching { list, index };
-                Step::MatchRule { list, index }
-            }
-            None => match list {
-                RuleList::Deny => self.scan(RuleList::Ask, 0, rules, subject),
-                RuleList::Ask => {
-                    self.stage = Stage::ReadOnly;
-                    Step::CheckReadOnly
+        let mut unknown_from = None;
+        for (index, rule) in rules[list.index()].iter().enumerate().skip(from) {
+            match rule.matches(subject) {
+                Some(false) => {}
+                None => {
+                    unknown_from.get_or_insert(index);
                 }
-                RuleList::Allow => self.finish(Outcome::Fallback),
-            },
+                Some(true) => match unknown_from {
+                    None => return self.hit(list, index),
+                    Some(from) => return self.ask(list, from, index, true),
+                },
+            }
+        }
+        match unknown_from {
+            Some(from) => self.ask(list, from, rules[list.index()].len(), false),
+            None => self.next_list(list, rules, subject),
+        }
+    }
+
+    fn ask(&mut self, list: RuleList, from: usize, until: usize, native_hit: bool) -> Step {
+        self.stage = Stage::Matching {
+            list,
+            from,
+            until,
+            native_hit,
+        };
+        Step::MatchRules {
+            list,
+            from,
+            until,
+            native_hit,
+        }
+    }
+
+    /// After a list matched nothing.
+    fn next_list(&mut self, list: RuleList, rules: [&[CompiledRule]; 3], subject: &Subject) -> Step {
+        match list {
+            RuleList::Deny => self.scan(RuleList::Ask, 0, rules, subject),
+            RuleList::Ask => {
+                self.stage = Stage::ReadOnly;
+                Step::CheckReadOnly
+            }
+            RuleList::Allow => self.finish(Outcome::Fallback),
         }
     }
 
@@ -357,7 +405,7 @@ mod tests {
             let step = ev.advance(reply, rules, subject).expect("protocol");
             steps.push(step);
             reply = match step {
-                Step::MatchRule { .. } => Reply::Matched(tool.python_matches),
+                Step::MatchRules { from, .. } => Reply::Matched(tool.python_matches.then_some(from)),
                 Step::CheckReadOnly => Reply::ReadOnly(tool.read_only),
                 Step::CheckPermissions => Reply::Tool(tool.verdict),
                 Step::Done(outcome) => return (outcome, steps),
@@ -451,25 +499,18 @@ mod tests {
     }
 
     #[test]
-    fn rules_only_the_tool_can_match_are_asked_in_order() {
+    fn rules_only_the_tool_can_match_are_asked_in_one_batch() {
         let deny = [rule(Some("x")), rule(Some("y"))];
         let rules: [&[CompiledRule]; 3] = [&deny, &[], &[]];
         let (outcome, steps) = run(Mode::Default, rules, &Subject::Tool, &WRITE);
         assert_eq!(outcome, Outcome::Fallback);
-        assert_eq!(
-            steps[0],
-            Step::MatchRule {
-                list: RuleList::Deny,
-                index: 0
-            }
-        );
-        assert_eq!(
-            steps[1],
-            Step::MatchRule {
-                list: RuleList::Deny,
-                index: 1
-            }
-        );
+        let batch = Step::MatchRules {
+            list: RuleList::Deny,
+            from: 0,
+            until: 2,
+            native_hit: false,
+        };
+        assert_eq!(steps[0], batch);
         let yes = FakeTool {
             python_matches: true,
             ..WRITE
@@ -477,6 +518,41 @@ mod tests {
         assert_eq!(
             run(Mode::Default, rules, &Subject::Tool, &yes).0,
             Outcome::DenyRule(0)
+        );
+    }
+
+    #[test]
+    fn a_native_match_after_undecidable_rules_waits_for_the_tool() {
+        let deny = [
+            rule(Some("no:*")),
+            rule(Some("a\\d*")),
+            rule(Some("git:*")),
+            rule(Some("b\\d*")),
+        ];
+        let rules: [&[CompiledRule]; 3] = [&deny, &[], &[]];
+        let command = Subject::Command("git log".into());
+        let mut ev = Evaluation::new(Mode::Default);
+        let batch = Step::MatchRules {
+            list: RuleList::Deny,
+            from: 1,
+            until: 2,
+            native_hit: true,
+        };
+        assert_eq!(ev.advance(Reply::Start, rules, &command), Ok(batch));
+        let mut other = ev.clone();
+        assert_eq!(
+            ev.advance(Reply::Matched(None), rules, &command),
+            Ok(Step::Done(Outcome::DenyRule(2)))
+        );
+        assert_eq!(
+            other.advance(Reply::Matched(Some(1)), rules, &command),
+            Ok(Step::Done(Outcome::DenyRule(1)))
+        );
+        let mut bad = Evaluation::new(Mode::Default);
+        bad.advance(Reply::Start, rules, &command).expect("starts");
+        assert!(
+            bad.advance(Reply::Matched(Some(2)), rules, &command).is_err(),
+            "index outside the batch"
         );
     }
 
@@ -490,7 +566,7 @@ mod tests {
             Ok(Step::CheckReadOnly)
         );
         let err = ev
-            .advance(Reply::Matched(true), none, &Subject::Tool)
+            .advance(Reply::Matched(None), none, &Subject::Tool)
             .unwrap_err();
         assert!(err.to_string().contains("expected ReadOnly"));
     }

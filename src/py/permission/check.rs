@@ -5,6 +5,7 @@ use std::sync::Arc;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 
 use super::cache::AllowSource;
 use super::snapshot::Snapshot;
@@ -22,8 +23,8 @@ const STEP_DONE: u8 = 3;
 const STEP_DONE_SUGGEST: u8 = 4;
 
 /// One permission check in progress (made by `RuleCache.begin`, already started). `step` says
-/// what it needs; each answer returns the next step: 0 = the tool's `match_rule` verdict on
-/// `pending_content`, 1 = its `check_read_only`, 2 = its `check_permissions`; 3 = decided, 4 =
+/// what it needs; each answer returns the next step: 0 = the tool's `match_rule` verdicts on
+/// `pending_contents` (in order, up to the first match), 1 = its `check_read_only`, 2 = its `check_permissions`; 3 = decided, 4 =
 /// decided and the decision carries the tool's `generate_suggestions` (see `decision`).
 ///
 /// A check is a transient handle tied to live Python objects: it is not picklable.
@@ -36,7 +37,7 @@ pub struct PermissionCheck {
     subject: Subject,
     read_only: Option<bool>,
     step: u8,
-    pending: Option<(RuleList, usize)>,
+    pending: Option<(RuleList, Vec<usize>)>,
     outcome: Option<Outcome>,
 }
 
@@ -80,8 +81,14 @@ impl PermissionCheck {
                 .map_err(protocol)?;
             self.pending = None;
             self.step = match step {
-                Step::MatchRule { list, index } => {
-                    self.pending = Some((list, index));
+                Step::MatchRules {
+                    list, from, until, ..
+                } => {
+                    let rules = &self.lists[list.index()].rules[from..until];
+                    let unknown = (from..until)
+                        .zip(rules)
+                        .filter(|(_, rule)| rule.matches(&self.subject).is_none());
+                    self.pending = Some((list, unknown.map(|(index, _)| index).collect()));
                     STEP_MATCH_RULE
                 }
                 Step::CheckReadOnly => match self.read_only {
@@ -123,9 +130,20 @@ impl PermissionCheck {
         self.step
     }
 
-    /// Answers step 0 with the tool's `match_rule` verdict.
-    fn matched(&mut self, yes: bool) -> PyResult<u8> {
-        self.advance(Reply::Matched(yes))
+    /// Answers step 0 with the position in `pending_contents` of the first rule the tool's
+    /// `match_rule` matched, or -1 when it matched none of them.
+    fn matched(&mut self, position: isize) -> PyResult<u8> {
+        let index = match (usize::try_from(position), &self.pending) {
+            (Err(_), _) => None,
+            (Ok(position), Some((_, indices))) => Some(*indices.get(position).ok_or_else(|| {
+                PyRuntimeError::new_err(format!(
+                    "position {position} is outside the {} pending rules",
+                    indices.len()
+                ))
+            })?),
+            (Ok(_), None) => return Err(PyRuntimeError::new_err("no rule is waiting for match_rule")),
+        };
+        self.advance(Reply::Matched(index))
     }
 
     /// Answers step 1 with the truthiness of the tool's `check_read_only`.
@@ -147,13 +165,15 @@ impl PermissionCheck {
         self.advance(Reply::Tool(verdict))
     }
 
-    /// The `rule_content` the tool's `match_rule` must judge (at step 0).
+    /// The `rule_content`s the tool's `match_rule` must judge, in order (at step 0).
     #[getter]
-    fn pending_content(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let (list, index) = self
+    fn pending_contents<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let (list, indices) = self
             .pending
+            .as_ref()
             .ok_or_else(|| PyRuntimeError::new_err("no rule is waiting for match_rule"))?;
-        Ok(self.lists[list.index()].contents[index].clone_ref(py))
+        let contents = &self.lists[list.index()].contents;
+        PyTuple::new(py, indices.iter().map(|&i| contents[i].bind(py)))
     }
 
     /// Whether the check ended on the tool's own safety ASK (which carries the suggestions).

@@ -40,6 +40,35 @@ impl PlainTypes {
         Ok(PlainTypes(types.iter().map(|t| t.clone().unbind()).collect()))
     }
 
+    /// Whether `obj.<name>` is `expected` (same object), reading as [`PlainTypes::getattr`] does.
+    pub fn attr_is(
+        &self,
+        obj: &Bound<'_, PyAny>,
+        name: &Bound<'_, PyString>,
+        expected: &Py<PyAny>,
+    ) -> PyResult<bool> {
+        let ty = obj.get_type_ptr();
+        if self.0.iter().any(|t| t.as_ptr().cast() == ty) {
+            // SAFETY: `obj`, `name` and `expected` are live for the whole block. GenericGetDict
+            // returns a new reference (released below) or NULL with an exception set;
+            // PyDict_GetItemWithError returns a borrowed reference that is only compared.
+            unsafe {
+                let dict = ffi::PyObject_GenericGetDict(obj.as_ptr(), std::ptr::null_mut());
+                if !dict.is_null() {
+                    let found = ffi::PyDict_GetItemWithError(dict, name.as_ptr());
+                    ffi::Py_DecRef(dict);
+                    if !found.is_null() {
+                        return Ok(std::ptr::eq(found, expected.as_ptr()));
+                    }
+                }
+                if !ffi::PyErr_Occurred().is_null() {
+                    ffi::PyErr_Clear();
+                }
+            }
+        }
+        Ok(self.getattr(obj, name)?.is(expected))
+    }
+
     /// The types, for pickling.
     pub fn types<'py>(&self, py: Python<'py>) -> Vec<Bound<'py, PyType>> {
         self.0.iter().map(|t| t.bind(py).clone()).collect()

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::{ffi, intern};
 
 use super::plain::PlainTypes;
 use crate::core::permission::CompiledRule;
@@ -132,8 +132,24 @@ const MAX_CACHED_NAMES: usize = 4096;
 /// Whether every rule of `list` (as long as the cached one) is the cached object with the cached
 /// `rule_content` object.
 fn unchanged(entry: &CachedList, list: &Bound<'_, PyList>, plain: &PlainTypes) -> PyResult<bool> {
-    for (item, (cached, content)) in list.iter().zip(entry.items.iter().zip(&entry.snapshot.contents)) {
-        if !item.is(cached) || !content_of(&item, plain)?.is(content) {
+    let py = list.py();
+    let name = intern!(py, "rule_content");
+    for (index, (cached, content)) in entry.items.iter().zip(&entry.snapshot.contents).enumerate() {
+        let Ok(index) = ffi::Py_ssize_t::try_from(index) else {
+            return Ok(false);
+        };
+        // SAFETY: `list` is a live list; PyList_GetItem returns a borrowed reference (or NULL
+        // with an IndexError, cleared here) that is only compared with the cached rule, which
+        // this cache keeps alive, so equal pointers mean the very same object.
+        let item = unsafe { ffi::PyList_GetItem(list.as_ptr(), index) };
+        if !std::ptr::eq(item, cached.as_ptr()) {
+            if item.is_null() {
+                // SAFETY: clears the IndexError set just above; the GIL is held.
+                unsafe { ffi::PyErr_Clear() };
+            }
+            return Ok(false);
+        }
+        if !plain.attr_is(cached.bind(py), name, content)? {
             return Ok(false);
         }
     }
