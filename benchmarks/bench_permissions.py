@@ -4,9 +4,11 @@ Both engines decide the same random stream of (mode, rules, tool, input) in one 
 decision is checked to be identical before timing. The workload:
 
 * contexts with 10 or 1,000 random allow / deny / ask rules: Bash prefix (``git:*``), substring and
-  wildcard rules, path globs (``src/**``, ``*.py``, classes), rules of custom tools; 0.2 % of them
-  tool-level (no content), as big rule sets are mostly specific rules. Rules go to tools roughly as
-  in real settings: Bash 40 %, Read / Write / Edit 30 %, Glob / Grep 10 %, custom tools 20 %;
+  wildcard rules, path globs (``src/**``, ``*.py``, classes), rules of custom tools. Big rule sets
+  are mostly specific rules: 0.2 % are tool-level (no content), 90 % of the rest specific patterns
+  that rarely match (``tool123:*``, ``dir123/**``), 10 % broad ones (``git:*``, ``*``, ``*.py``).
+  Rules go to tools roughly as in real settings: Bash 40 %, Read / Write / Edit 30 %, Glob / Grep
+  10 %, custom tools 20 %;
 * calls to AgentScope's Bash, Read, Write, Edit, Glob and Grep (80 % of calls, as in coding agents)
   and to custom tools (20 %): read-only, coroutine and plain-function ``match_rule`` (matched by
   the tool itself, in both engines), a safety ASK, a tool deciding ALLOW / DENY itself. (The
@@ -41,6 +43,10 @@ Stream = list[tuple[int, Any, dict[str, Any]]]
 TOOL_LEVEL = 0.002
 """Share of tool-level rules (content None / '')."""
 
+SPECIFIC = 0.9
+"""Share of the other rules that are specific (``tool123:*``, ``dir123/**``: they rarely match);
+the rest are broad patterns (``git:*``, ``*``, ``src/**``, ``*.py``...)."""
+
 RULE_WEIGHTS = {"Bash": 40, "Read": 10, "Write": 10, "Edit": 10, "Glob": 5, "Grep": 5}
 """Percent of rules per tool name; the custom tools share the remaining 20 %."""
 
@@ -57,9 +63,11 @@ def is_agentscope_tool(tool: Any) -> bool:
     return type(tool).__module__.startswith("agentscope.")
 
 
-def make_stream(rng: random.Random, n_rules: int, n_contexts: int, n_calls: int) -> tuple[list[Any], Stream]:
+def make_stream(
+    rng: random.Random, n_rules: int, n_contexts: int, n_calls: int, specific: float = SPECIFIC
+) -> tuple[list[Any], Stream]:
     """``n_contexts`` random contexts and ``n_calls`` random (context index, tool, input) calls."""
-    contexts = [random_context(rng, n_rules, TOOL_LEVEL, rule_weights()) for _ in range(n_contexts)]
+    contexts = [random_context(rng, n_rules, TOOL_LEVEL, rule_weights(), specific) for _ in range(n_contexts)]
     tools = [t for t in all_tools() if not isinstance(t, LoudBash)]
     builtin = [t for t in tools if is_agentscope_tool(t)]
     custom = [t for t in tools if not is_agentscope_tool(t)]
@@ -108,11 +116,12 @@ async def main() -> None:
     parser.add_argument("--calls", type=int, default=3000, help="decisions in the stream")
     parser.add_argument("--repeat", type=int, default=5, help="timed passes (the best is kept)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--specific", type=float, default=SPECIFIC, help="share of specific (rarely matching) rules")
     args = parser.parse_args()
 
     print(f"{'rules':>5}  {'calls':<16} {'AgentScope dec/s':>16} {'planmode dec/s':>15} {'ratio':>7}")
     for n_rules in (10, 1000):
-        contexts, stream = make_stream(random.Random(args.seed), n_rules, 5, args.calls)
+        contexts, stream = make_stream(random.Random(args.seed), n_rules, 5, args.calls, args.specific)
         groups = {
             "all": stream,
             "AgentScope tools": [c for c in stream if is_agentscope_tool(c[1])],

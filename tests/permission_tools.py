@@ -142,15 +142,15 @@ PATH_RULES = ["src/**", "*.py", "docs/*", "/etc/*", "**", "src/[ab]/*", "a[[]1].
 TARGET_RULES = ["ok", "pro", "/", "st", "dev"]
 
 
-def random_content(rng: random.Random, tool_name: str, tool_level: float = 0.2) -> str | None:
+def random_content(rng: random.Random, tool_name: str, tool_level: float = 0.2, specific: float = 0.5) -> str | None:
     """A rule content for a tool: None or '' (a tool-level rule, with probability ``tool_level``),
-    a pattern from the fixed lists above, or (one time in two) a generated pattern of that tool's
-    kind that rarely matches, as large real rule sets are mostly specific rules."""
+    else (with probability ``specific``) a generated pattern of that tool's kind that rarely
+    matches, as large real rule sets are mostly specific rules, or a pattern from the lists above."""
     roll = rng.random()
     if roll < tool_level:
         return None if roll < tool_level * 0.75 else ""
     n = rng.randrange(10_000)
-    generated = rng.random() < 0.5
+    generated = rng.random() < specific
     if tool_name == "Bash":
         if generated:
             return rng.choice([f"tool{n}:*", f"tool{n} run*", f"tool{n} --flag", f"tool{n} * --x"])
@@ -163,17 +163,21 @@ def random_content(rng: random.Random, tool_name: str, tool_level: float = 0.2) 
 
 
 def random_context(
-    rng: random.Random, n_rules: int, tool_level: float = 0.2, weights: list[float] | None = None
+    rng: random.Random,
+    n_rules: int,
+    tool_level: float = 0.2,
+    weights: list[float] | None = None,
+    specific: float = 0.5,
 ) -> PermissionContext:
     """A context with a random mode and ``n_rules`` random allow / deny / ask rules, spread over
-    ``TOOL_NAMES`` with ``weights`` (uniformly by default)."""
+    ``TOOL_NAMES`` with ``weights`` (uniformly by default); see ``random_content``."""
     context = PermissionContext(mode=rng.choice(list(PermissionMode)))
     behaviors = [B.ALLOW, B.ALLOW, B.DENY, B.ASK]
     for _ in range(n_rules):
         name = rng.choices(TOOL_NAMES, weights)[0]
         behavior = rng.choice(behaviors)
         rule = PermissionRule(
-            tool_name=name, rule_content=random_content(rng, name, tool_level), behavior=behavior, source="test"
+            tool_name=name, rule_content=random_content(rng, name, tool_level, specific), behavior=behavior, source="test"
         )
         target = {B.ALLOW: context.allow_rules, B.DENY: context.deny_rules, B.ASK: context.ask_rules}[behavior]
         target.setdefault(name, []).append(rule)

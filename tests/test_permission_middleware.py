@@ -93,3 +93,16 @@ async def test_set_permission_mode_works_with_the_middleware_across_a_round_trip
     restored.model.extend([call_tool("touch", {"mark": "y"}), say("done")])
     await restored.reply(UserMsg(name="user", content="again"))
     assert tool.marks == ["y"]
+
+
+async def test_a_confirmed_call_is_allowed_without_asking_again() -> None:
+    agent, tool = make_agent([call_tool("touch", {"mark": "once"}), say("done")])
+    events = await run(agent, UserMsg(name="user", content="go"))
+    (ask,) = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    # Confirmed with no rule: only the already-confirmed path can let it through in DEFAULT mode.
+    events = await run(agent, UserConfirmResultEvent(
+        reply_id=ask.reply_id, confirm_results=[ConfirmResult(confirmed=True, tool_call=ask.tool_calls[0])]
+    ))
+    assert not any(isinstance(e, RequireUserConfirmEvent) for e in events)
+    assert tool.marks == ["once"]
+    assert agent.state.permission_context.allow_rules == {}
