@@ -12,6 +12,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "planmode.agentscope needs AgentScope: pip install 'planmode[agentscope]'"
     ) from exc
 
+from ._permission_engine import PermissionEngine
+from ._permission_middleware import PermissionMiddleware
+from ._permission_mode import get_permission_mode, set_permission_mode
 from ._plan import (
     PlanEnter,
     PlanExit,
@@ -29,6 +32,11 @@ from ._plan import (
 from .scripted import ScriptedChatModel, call_tool, call_tools, say
 
 __all__ = [
+    # ---- permission ----
+    "PermissionEngine",
+    "PermissionMiddleware",
+    "get_permission_mode",
+    "set_permission_mode",
     # ---- plan ----
     "PlanEnter",
     "PlanExit",
