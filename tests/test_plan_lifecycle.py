@@ -81,7 +81,7 @@ async def test_next_mode_and_seeded_todos(tmp_path: Path) -> None:
     status = plan_status(agent)
     assert [t["content"] for t in status.todos] == ["Read the code", "Change the check", "Run the tests"]
     assert status.todos[0]["status"] == "in_progress"
-    change = [a for a in status.audit if a["kind"] == "mode_change"][0]
+    [change] = [a for a in status.audit if a["kind"] == "mode_change"]
     assert (change["from_mode"], change["to_mode"], change["actor"]) == ("default", "accept_edits", "user:alice")
     assert "permission mode is now accept_edits" in text_of(results(agent)["x1"])
 
