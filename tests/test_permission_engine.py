@@ -289,3 +289,17 @@ def test_one_engine_shared_by_threads_decides_like_agentscope() -> None:
 
 async def _decide(engine: Any, calls: list[tuple[ToolBase, dict[str, Any]]]) -> list[Any]:
     return [await outcome(engine, tool, tool_input) for tool, tool_input in calls]
+
+
+async def test_a_tool_class_patched_after_first_use_is_rematched(monkeypatch: pytest.MonkeyPatch) -> None:
+    context = PermissionContext()
+    context.deny_rules["Bash"] = [PermissionRule(tool_name="Bash", rule_content="GIT", behavior=B.DENY, source="t")]
+    engine = PermissionEngine(context)
+    assert (await engine.check_permission(Bash(), {"command": "git status"})).behavior is B.ALLOW
+
+    async def shouting(self: Bash, rule_content: str | None, tool_input: dict[str, Any]) -> bool:
+        return rule_content is None or rule_content.lower() in tool_input["command"].lower()
+
+    monkeypatch.setattr(Bash, "match_rule", shouting)
+    got = await assert_same(context, Bash(), {"command": "git status"})
+    assert got[0] is B.DENY

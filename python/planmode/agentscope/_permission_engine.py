@@ -70,30 +70,32 @@ class _Traits(NamedTuple):
     suggest_async: bool
 
 
-def _traits_of(owner: Any) -> _Traits:
-    match_rule = getattr(owner, "match_rule")
+def _traits_of(methods: tuple[Any, ...]) -> _Traits:
+    match_rule, check_read_only, generate_suggestions = methods
     return _Traits(
         kind=_NATIVE_KINDS.get(match_rule, 0),
-        read_only_attr=getattr(owner, "check_read_only") is ToolBase.check_read_only,
+        read_only_attr=check_read_only is ToolBase.check_read_only,
         match_async=_is_async(match_rule),
-        suggest_async=_is_async(getattr(owner, "generate_suggestions")),
+        suggest_async=_is_async(generate_suggestions),
     )
 
 
-_TRAITS: dict[type, _Traits] = {}
+_TRAITS: dict[type, tuple[tuple[Any, ...], _Traits]] = {}
 
 
 def _traits(tool: Any) -> _Traits:
-    """The traits of ``tool``'s class, unless the instance overrides one of the methods."""
+    """The traits of ``tool``'s class (re-derived if its methods were replaced since), unless the
+    instance overrides one of the methods."""
     own = getattr(tool, "__dict__", None)
     if own and ("match_rule" in own or "check_read_only" in own or "generate_suggestions" in own):
         return _Traits(kind=0, read_only_attr=False, match_async=_is_async(tool.match_rule),
                        suggest_async=_is_async(tool.generate_suggestions))
     cls = type(tool)
-    found = _TRAITS.get(cls)
-    if found is None:
-        found = _TRAITS[cls] = _traits_of(cls)
-    return found
+    methods = (cls.match_rule, cls.check_read_only, cls.generate_suggestions)
+    cached = _TRAITS.get(cls)
+    if cached is None or cached[0] != methods:
+        cached = _TRAITS[cls] = (methods, _traits_of(methods))
+    return cached[1]
 
 
 async def _resolve(value: Any) -> Any:
