@@ -303,3 +303,27 @@ async def test_a_tool_class_patched_after_first_use_is_rematched(monkeypatch: py
     monkeypatch.setattr(Bash, "match_rule", shouting)
     got = await assert_same(context, Bash(), {"command": "git status"})
     assert got[0] is B.DENY
+
+
+@pytest.mark.parametrize("mode", [PermissionMode.ACCEPT_EDITS, PermissionMode.DONT_ASK, PermissionMode.DEFAULT])
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        (Write(), {"file_path": "/srv/app/main.py", "content": ""}),
+        (Write(), {"file_path": "/etc/app.conf", "content": ""}),
+        (Bash(), {"command": "mkdir -p /srv/app/build"}),
+        (Bash(), {"command": "cp /etc/hosts /srv/app/hosts"}),
+        (Bash(), {"command": "rm -rf /srv/app/tmp"}),
+    ],
+    ids=lambda v: getattr(v, "name", None) or str(v),
+)
+async def test_working_directories_behave_like_agentscope(
+    mode: PermissionMode, tool: ToolBase, tool_input: dict[str, Any]
+) -> None:
+    from agentscope.permission import AdditionalWorkingDirectory
+
+    context = PermissionContext(
+        mode=mode,
+        working_directories={"/srv/app": AdditionalWorkingDirectory(path="/srv/app", source="session")},
+    )
+    await assert_same(context, tool, tool_input)
