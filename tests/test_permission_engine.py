@@ -327,3 +327,12 @@ async def test_working_directories_behave_like_agentscope(
         working_directories={"/srv/app": AdditionalWorkingDirectory(path="/srv/app", source="session")},
     )
     await assert_same(context, tool, tool_input)
+
+
+async def test_a_tool_name_that_is_not_a_string_is_refused_clearly() -> None:
+    from planmode.exceptions import InvalidInputError
+
+    tool = Deploy()
+    tool.name = 5  # type: ignore[assignment]
+    with pytest.raises(InvalidInputError, match="name that is not a string: 5"):
+        await PermissionEngine(PermissionContext()).check_permission(tool, {})

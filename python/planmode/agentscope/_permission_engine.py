@@ -30,6 +30,7 @@ from agentscope.permission import PermissionEngine as _AgentScopeEngine
 from agentscope.tool import Bash, Edit, Glob, Grep, Read, ToolBase, Write
 
 from .._core import RuleCache
+from ..exceptions import InvalidInputError
 
 __all__ = ["PermissionEngine"]
 
@@ -118,9 +119,12 @@ class PermissionEngine(_AgentScopeEngine):
         """Decides whether ``tool`` may run with ``tool_input`` under ``self.context`` (read now)."""
         context = self.context
         traits = _traits(tool)
+        name = tool.name
+        if not isinstance(name, str):
+            raise InvalidInputError(f"tool {tool!r} has a name that is not a string: {name!r}")
         read_only = tool.is_read_only if traits.read_only_attr else None
         check = self._rules.begin(
-            context, tool.name, traits.kind, tool_input, read_only if type(read_only) is bool else None
+            context, name, traits.kind, tool_input, read_only if type(read_only) is bool else None
         )
         step = check.step
         tool_decision: Any = None
