@@ -242,3 +242,97 @@ async def test_agentscope_engine_is_a_drop_in() -> None:
     d = await engine.check_permission(Write(), {"file_path": "a/b", "content": ""})
     assert (d.behavior, d.decision_reason) == (B.ASK, "Rule: a/**")
     assert d.suggested_rules == [PermissionRule(tool_name="Write", rule_content="a/**", behavior=B.ALLOW, source="suggested")]
+
+
+async def test_a_cache_in_use_is_bypassed_not_waited_for() -> None:
+    """A check started while the cache is busy (here: re-entered from a rule's __format__)
+    compiles its lists without the cache instead of failing or deadlocking."""
+    inner: list[Any] = []
+    context = PermissionContext(mode=PermissionMode.DONT_ASK)
+    engine = PermissionEngine(context)
+
+    class Chatty(str):
+        def __format__(self, spec: str) -> str:
+            check = engine._rules.begin(PermissionContext(), "Read", 2, {"file_path": "x"}, True)
+            inner.append(check.step)
+            return str.__format__(self, spec)
+
+    context.deny_rules["deploy"] = [PermissionRule(tool_name="deploy", rule_content="zz", behavior=B.DENY, source="t")]
+    context.deny_rules["deploy"][0].rule_content = Chatty("prod")  # not a plain str: compiled via format()
+    got = await outcome(engine, Deploy(), {"target": "prod-eu"})
+    assert inner == [3], "the nested check ran (and was decided) while the cache was busy"
+    assert got[:3] == (B.DENY, "Permission to use deploy has been denied", "Rule: prod")
+    assert got == await outcome(AgentScopeEngine(context), Deploy(), {"target": "prod-eu"})
+
+
+def test_one_engine_shared_by_threads_decides_like_agentscope() -> None:
+    import asyncio
+    import threading
+
+    rng = random.Random(5)
+    context = random_context(rng, 300)
+    engine = PermissionEngine(context)
+    calls = [(tool, random_input(rng, tool)) for tool in rng.choices(TOOLS, k=150)]
+    expected = asyncio.run(_decide(AgentScopeEngine(context), calls))
+    results: list[Any] = []
+
+    def worker() -> None:
+        results.append(asyncio.run(_decide(engine, calls)))
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [expected] * 4
+
+
+async def _decide(engine: Any, calls: list[tuple[ToolBase, dict[str, Any]]]) -> list[Any]:
+    return [await outcome(engine, tool, tool_input) for tool, tool_input in calls]
+
+
+async def test_a_tool_class_patched_after_first_use_is_rematched(monkeypatch: pytest.MonkeyPatch) -> None:
+    context = PermissionContext()
+    context.deny_rules["Bash"] = [PermissionRule(tool_name="Bash", rule_content="GIT", behavior=B.DENY, source="t")]
+    engine = PermissionEngine(context)
+    assert (await engine.check_permission(Bash(), {"command": "git status"})).behavior is B.ALLOW
+
+    async def shouting(self: Bash, rule_content: str | None, tool_input: dict[str, Any]) -> bool:
+        return rule_content is None or rule_content.lower() in tool_input["command"].lower()
+
+    monkeypatch.setattr(Bash, "match_rule", shouting)
+    got = await assert_same(context, Bash(), {"command": "git status"})
+    assert got[0] is B.DENY
+
+
+@pytest.mark.parametrize("mode", [PermissionMode.ACCEPT_EDITS, PermissionMode.DONT_ASK, PermissionMode.DEFAULT])
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        (Write(), {"file_path": "/srv/app/main.py", "content": ""}),
+        (Write(), {"file_path": "/etc/app.conf", "content": ""}),
+        (Bash(), {"command": "mkdir -p /srv/app/build"}),
+        (Bash(), {"command": "cp /etc/hosts /srv/app/hosts"}),
+        (Bash(), {"command": "rm -rf /srv/app/tmp"}),
+    ],
+    ids=lambda v: getattr(v, "name", None) or str(v),
+)
+async def test_working_directories_behave_like_agentscope(
+    mode: PermissionMode, tool: ToolBase, tool_input: dict[str, Any]
+) -> None:
+    from agentscope.permission import AdditionalWorkingDirectory
+
+    context = PermissionContext(
+        mode=mode,
+        working_directories={"/srv/app": AdditionalWorkingDirectory(path="/srv/app", source="session")},
+    )
+    await assert_same(context, tool, tool_input)
+
+
+async def test_a_tool_name_that_is_not_a_string_is_refused_clearly() -> None:
+    from planmode.exceptions import InvalidInputError
+
+    tool = Deploy()
+    tool.name = 5  # type: ignore[assignment]
+    with pytest.raises(InvalidInputError, match="name that is not a string: 5"):
+        await PermissionEngine(PermissionContext()).check_permission(tool, {})

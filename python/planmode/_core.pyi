@@ -54,7 +54,7 @@ def classify_shell(command: str) -> ShellVerdict:
 
 # ---- permission engine (permission) ----
 
-from typing import Any, final  # noqa: E402  (kept in this section to keep merges apart)
+from typing import Any  # noqa: E402  (kept in this section to keep merges apart)
 
 @final
 class RuleCache:

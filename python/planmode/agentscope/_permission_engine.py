@@ -30,6 +30,7 @@ from agentscope.permission import PermissionEngine as _AgentScopeEngine
 from agentscope.tool import Bash, Edit, Glob, Grep, Read, ToolBase, Write
 
 from .._core import RuleCache
+from ..exceptions import InvalidInputError
 
 __all__ = ["PermissionEngine"]
 
@@ -70,30 +71,32 @@ class _Traits(NamedTuple):
     suggest_async: bool
 
 
-def _traits_of(owner: Any) -> _Traits:
-    match_rule = getattr(owner, "match_rule")
+def _traits_of(methods: tuple[Any, ...]) -> _Traits:
+    match_rule, check_read_only, generate_suggestions = methods
     return _Traits(
         kind=_NATIVE_KINDS.get(match_rule, 0),
-        read_only_attr=getattr(owner, "check_read_only") is ToolBase.check_read_only,
+        read_only_attr=check_read_only is ToolBase.check_read_only,
         match_async=_is_async(match_rule),
-        suggest_async=_is_async(getattr(owner, "generate_suggestions")),
+        suggest_async=_is_async(generate_suggestions),
     )
 
 
-_TRAITS: dict[type, _Traits] = {}
+_TRAITS: dict[type, tuple[tuple[Any, ...], _Traits]] = {}
 
 
 def _traits(tool: Any) -> _Traits:
-    """The traits of ``tool``'s class, unless the instance overrides one of the methods."""
+    """The traits of ``tool``'s class (re-derived if its methods were replaced since), unless the
+    instance overrides one of the methods."""
     own = getattr(tool, "__dict__", None)
     if own and ("match_rule" in own or "check_read_only" in own or "generate_suggestions" in own):
         return _Traits(kind=0, read_only_attr=False, match_async=_is_async(tool.match_rule),
                        suggest_async=_is_async(tool.generate_suggestions))
     cls = type(tool)
-    found = _TRAITS.get(cls)
-    if found is None:
-        found = _TRAITS[cls] = _traits_of(cls)
-    return found
+    methods = (cls.match_rule, cls.check_read_only, cls.generate_suggestions)
+    cached = _TRAITS.get(cls)
+    if cached is None or cached[0] != methods:
+        cached = _TRAITS[cls] = (methods, _traits_of(methods))
+    return cached[1]
 
 
 async def _resolve(value: Any) -> Any:
@@ -116,9 +119,12 @@ class PermissionEngine(_AgentScopeEngine):
         """Decides whether ``tool`` may run with ``tool_input`` under ``self.context`` (read now)."""
         context = self.context
         traits = _traits(tool)
+        name = tool.name
+        if not isinstance(name, str):
+            raise InvalidInputError(f"tool {tool!r} has a name that is not a string: {name!r}")
         read_only = tool.is_read_only if traits.read_only_attr else None
         check = self._rules.begin(
-            context, tool.name, traits.kind, tool_input, read_only if type(read_only) is bool else None
+            context, name, traits.kind, tool_input, read_only if type(read_only) is bool else None
         )
         step = check.step
         tool_decision: Any = None

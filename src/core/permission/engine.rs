@@ -167,7 +167,7 @@ impl Evaluation {
     }
 
     /// Feeds the answer to the previous step and returns the next one. `rules` holds the deny, ask
-    /// and allow rules for the tool's name (in [`RuleList::ALL`] order).
+    /// and allow rules for the tool's name, in that order.
     pub fn advance(
         &mut self,
         reply: Reply,
@@ -435,7 +435,7 @@ mod tests {
         ];
         for (mode, outcome, steps) in expected {
             let (got, trace) = run(mode, none, &Subject::Tool, &WRITE);
-            assert_eq!((got, trace.len()), (outcome, steps), "{mode}");
+            assert_eq!((got, trace.len()), (outcome, steps), "{}", mode.value());
         }
     }
 

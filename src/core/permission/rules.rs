@@ -103,16 +103,13 @@ pub enum Subject {
     Tool,
 }
 
-impl Subject {
-    /// A path-like subject from a string.
-    pub fn chars(text: &str) -> Option<Vec<char>> {
-        Some(text.chars().collect())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn chars(text: &str) -> Option<Vec<char>> {
+        Some(text.chars().collect())
+    }
 
     #[test]
     fn empty_and_none_contents_match_everything() {
@@ -127,15 +124,12 @@ mod tests {
     #[test]
     fn content_rules_use_the_subjects_matcher_or_defer() {
         let rule = CompiledRule::new(Some("src/**"));
-        assert_eq!(
-            rule.matches(&Subject::FilePath(Subject::chars("src/a.py"))),
-            Some(true)
-        );
-        assert_eq!(rule.matches(&Subject::FilePath(Subject::chars(""))), Some(false));
+        assert_eq!(rule.matches(&Subject::FilePath(chars("src/a.py"))), Some(true));
+        assert_eq!(rule.matches(&Subject::FilePath(chars(""))), Some(false));
         assert_eq!(rule.matches(&Subject::FilePath(None)), Some(false));
         let search = Subject::Search {
             path: None,
-            pattern: Subject::chars("src/x/*.rs"),
+            pattern: chars("src/x/*.rs"),
         };
         assert_eq!(rule.matches(&search), Some(true));
         assert_eq!(rule.matches(&Subject::Tool), None);

@@ -1,8 +1,6 @@
 //! The permission modes and rule lists, mirroring AgentScope's `PermissionMode` and the three rule
 //! dictionaries of `PermissionContext`.
 
-use std::fmt;
-
 /// A permission mode (AgentScope's `PermissionMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mode {
@@ -38,18 +36,6 @@ impl Mode {
             Mode::DontAsk => "dont_ask",
         }
     }
-
-    /// Parses an enum value (`"dont_ask"`) or name (`"DONT_ASK"`), case-insensitively.
-    pub fn parse(text: &str) -> Option<Mode> {
-        let lower = text.to_ascii_lowercase();
-        Mode::ALL.into_iter().find(|m| m.value() == lower)
-    }
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.value())
-    }
 }
 
 /// One of the three rule dictionaries of a permission context, in the order the engine reads them.
@@ -64,10 +50,7 @@ pub enum RuleList {
 }
 
 impl RuleList {
-    /// All three lists.
-    pub const ALL: [RuleList; 3] = [RuleList::Deny, RuleList::Ask, RuleList::Allow];
-
-    /// Position of the list in [`RuleList::ALL`].
+    /// Position of the list in deny, ask, allow order.
     pub fn index(self) -> usize {
         self as usize
     }
@@ -78,15 +61,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_values_and_names_case_insensitively() {
-        assert_eq!(Mode::parse("dont_ask"), Some(Mode::DontAsk));
-        assert_eq!(Mode::parse("DONT_ASK"), Some(Mode::DontAsk));
-        assert_eq!(Mode::parse("Accept_Edits"), Some(Mode::AcceptEdits));
-        assert_eq!(Mode::parse("plan"), None);
-        assert_eq!(Mode::parse(" bypass"), None);
-        for m in Mode::ALL {
-            assert_eq!(Mode::parse(m.value()), Some(m));
-            assert_eq!(m.to_string(), m.value());
-        }
+    fn values_are_agentscopes() {
+        let values: Vec<&str> = Mode::ALL.iter().map(|m| m.value()).collect();
+        assert_eq!(
+            values,
+            ["default", "accept_edits", "explore", "bypass", "dont_ask"]
+        );
+        assert_eq!(
+            [
+                RuleList::Deny.index(),
+                RuleList::Ask.index(),
+                RuleList::Allow.index()
+            ],
+            [0, 1, 2]
+        );
     }
 }

@@ -1,12 +1,12 @@
 //! `RuleCache`: compiles a permission context's rule lists once and starts checks against them.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, TryLockError};
 
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
-
-use std::sync::Arc;
 
 use super::check::PermissionCheck;
 use super::plain::PlainTypes;
@@ -31,15 +31,19 @@ const PLAIN_NAMES: [&str; 5] = ["rule_content", "mode", "deny_rules", "ask_rules
 ///
 /// `modes` are the five `PermissionMode` members (DEFAULT, ACCEPT_EDITS, EXPLORE, BYPASS,
 /// DONT_ASK); `plain_types` are classes (`PermissionRule`, `PermissionContext`) whose attributes
-/// may be read with the generic lookup, being sure they do not override `__getattribute__`. One
-/// cache serves one engine.
-#[pyclass(module = "planmode._core", name = "RuleCache")]
+/// may be read from the instance dict, being sure they do not override `__getattribute__`. One
+/// cache serves one engine; a check that finds the cache in use (another thread, or re-entered
+/// from Python) compiles what it needs without it instead of waiting.
+#[pyclass(module = "planmode._core", name = "RuleCache", frozen)]
 pub struct RuleCache {
     modes: Py<PyTuple>,
     plain: PlainTypes,
-    lists: [HashMap<String, CachedList>; 3],
-    compiled: usize,
+    lists: Mutex<Lists>,
+    compiled: AtomicUsize,
 }
+
+/// The cached deny, ask and allow lists, by tool name.
+type Lists = [HashMap<String, CachedList>; 3];
 
 #[pymethods]
 impl RuleCache {
@@ -57,15 +61,15 @@ impl RuleCache {
         Ok(RuleCache {
             modes: modes.unbind(),
             plain,
-            lists: Default::default(),
-            compiled: 0,
+            lists: Mutex::default(),
+            compiled: AtomicUsize::new(0),
         })
     }
 
     /// How many rules have been compiled so far (unchanged lists are never compiled again).
     #[getter]
     fn compiled_rules(&self) -> usize {
-        self.compiled
+        self.compiled.load(Ordering::Relaxed)
     }
 
     /// Starts checking one invocation of the tool named `tool_name` (whose `match_rule` is
@@ -85,13 +89,10 @@ impl RuleCache {
         read_only: Option<bool>,
     ) -> PyResult<PermissionCheck> {
         let py = slf.py();
-        let (mode, deny, ask) = {
-            let mut this = slf.borrow_mut();
-            let mode = this.mode_of(&this.plain.getattr(context, intern!(py, "mode"))?)?;
-            let deny = this.load(context, RuleList::Deny, tool_name)?;
-            let ask = this.load(context, RuleList::Ask, tool_name)?;
-            (mode, deny, ask)
-        };
+        let this = slf.get();
+        let mode = this.mode_of(&this.plain.getattr(context, intern!(py, "mode"))?)?;
+        let deny = this.load(context, RuleList::Deny, tool_name)?;
+        let ask = this.load(context, RuleList::Ask, tool_name)?;
         let source = AllowSource {
             cache: slf.clone().unbind(),
             context: context.clone().unbind(),
@@ -133,8 +134,9 @@ pub struct AllowSource {
 impl AllowSource {
     /// The allow rules for the tool, compiled (or from the cache).
     pub fn load(&self, py: Python<'_>) -> PyResult<Arc<Snapshot>> {
-        let mut cache = self.cache.bind(py).try_borrow_mut()?;
-        cache.load(self.context.bind(py), RuleList::Allow, self.name.bind(py))
+        self.cache
+            .get()
+            .load(self.context.bind(py), RuleList::Allow, self.name.bind(py))
     }
 }
 
@@ -159,7 +161,7 @@ impl RuleCache {
 
     /// `context.<list>_rules.get(name, [])`, compiled or from the cache.
     fn load(
-        &mut self,
+        &self,
         context: &Bound<'_, PyAny>,
         list: RuleList,
         name: &Bound<'_, PyString>,
@@ -171,8 +173,15 @@ impl RuleCache {
             RuleList::Allow => intern!(py, "allow_rules"),
         };
         let rules = self.plain.getattr(context, field)?;
-        let (snapshot, compiled) = load(&rules, name, &mut self.lists[list.index()], &self.plain)?;
-        self.compiled += compiled;
+        let mut uncached = Lists::default();
+        let mut guard = match self.lists.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        };
+        let lists = guard.as_deref_mut().unwrap_or(&mut uncached);
+        let (snapshot, compiled) = load(&rules, name, &mut lists[list.index()], &self.plain)?;
+        self.compiled.fetch_add(compiled, Ordering::Relaxed);
         Ok(snapshot)
     }
 }
