@@ -65,3 +65,19 @@ def test_grants_validation(tmp_path: Path) -> None:
             PermissionRule(tool_name="deploy", rule_content=None, behavior=PermissionBehavior.DENY, source="ui")])
     with pytest.raises(InvalidInputError, match="must be a PermissionRule"):
         answer_plan(request, "approve", grants=[{"tool": "deploy"}])
+
+
+async def test_call_confirmed_after_plan_mode_was_entered_is_still_denied(tmp_path: Path) -> None:
+    from agentscope.event import ConfirmResult, UserConfirmResultEvent
+
+    from planmode.agentscope import enter_plan_mode
+    from planmode.agentscope._plan._texts import DENIED
+
+    agent, model, _ = make_agent(tmp_path, [call_tool("deploy", {}, "d1")], tools=[Deploy(), ReadFile(tmp_path)])
+    request = confirm_request(await run(agent))
+    assert request is not None
+    enter_plan_mode(agent, actor="admin")  # e.g. an operator switches to planning meanwhile
+    model.extend([say("ok")])
+    await run(agent, UserConfirmResultEvent(reply_id=request.reply_id, confirm_results=[
+        ConfirmResult(confirmed=True, tool_call=request.tool_calls[0])]))
+    assert results(agent)["d1"].state == "denied" and text_of(results(agent)["d1"]) == DENIED
