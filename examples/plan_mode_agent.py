@@ -126,6 +126,12 @@ def _first_sentence(text: str, limit: int = 100) -> str:
     return sentence if len(sentence) <= limit else sentence[: limit - 3] + "..."
 
 
+def _short(value: Any, limit: int = 30) -> str:
+    """A tool argument on one short line: `"def signup(email: str, ..."`."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    return json.dumps(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
 def show_new(agent: Agent, seen: set[str]) -> None:
     """Prints each new tool call with the first sentence of its result."""
     calls: dict[str, ToolCallBlock] = {}
@@ -137,8 +143,8 @@ def show_new(agent: Agent, seen: set[str]) -> None:
                 seen.add(block.id)
                 call = calls.get(block.id)
                 args = json.loads(call.input) if call and call.input else {}
-                shown = ", ".join(f"{k}={json.dumps(v)[:30] + ('...' if len(json.dumps(v)) > 30 else '')}"
-                                  for k, v in args.items() if not k.startswith("_") and k != "todos")
+                shown = ", ".join(f"{k}={_short(v)}" for k, v in args.items()
+                                  if not k.startswith("_") and k != "todos")
                 text = block.output if isinstance(block.output, str) else "".join(
                     getattr(b, "text", "") for b in block.output)
                 print(f"  {block.name}({shown})")
