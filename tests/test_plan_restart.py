@@ -88,3 +88,52 @@ async def test_corrupt_state_is_a_clear_error(tmp_path: Path) -> None:
     state.middle_context["planmode"] = {"version": 1, "phase": "awaiting_approval"}
     with pytest.raises(StateLoadError, match="plan-mode state"):
         is_plan_mode_active(state)
+
+
+_PROCESS_A = """
+import asyncio, sys
+sys.path.insert(0, {tests!r})
+from pathlib import Path
+from planmode.agentscope import call_tool
+from _plan_support import PLAN, confirm_request, make_agent, run
+async def main():
+    agent, _, _ = make_agent(Path({ws!r}), [call_tool("plan_enter", {{}}, "a-e1"), call_tool("plan_write", {{"content": PLAN}}, "a-p1"),
+                                            call_tool("plan_exit", {{"summary": "ship"}}, "x1")])
+    assert confirm_request(await run(agent)) is not None
+    Path({out!r}).write_text(agent.state.model_dump_json())
+asyncio.run(main())
+"""
+
+_PROCESS_B = """
+import asyncio, sys
+sys.path.insert(0, {tests!r})
+from pathlib import Path
+from agentscope.state import AgentState
+from planmode.agentscope import answer_plan, call_tool, plan_status, say
+from _plan_support import make_agent, run
+async def main():
+    state = AgentState.model_validate_json(Path({out!r}).read_text())
+    agent, _, _ = make_agent(Path({ws!r}), [call_tool("write_file", {{"name": "done.txt", "text": "built"}}, "b-w1"), say("ok")],
+                             state=state)
+    assert plan_status(agent).awaiting_approval
+    await run(agent, answer_plan(agent, "approve", revision=1, actor="admin:ops"))
+    status = plan_status(agent)
+    print(status.outcome, status.exited_by, Path({ws!r}, "done.txt").read_text())
+asyncio.run(main())
+"""
+
+
+def test_restart_mid_approval_in_another_process(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    tests = str(Path(__file__).resolve().parent)
+    out = str(tmp_path / "state.json")
+    ws_a, ws_b = tmp_path / "a", tmp_path / "b"
+    ws_a.mkdir(), ws_b.mkdir()
+    subprocess.run([sys.executable, "-c", _PROCESS_A.format(tests=tests, ws=str(ws_a), out=out)], check=True,
+                   timeout=120)
+    done = subprocess.run([sys.executable, "-c", _PROCESS_B.format(tests=tests, ws=str(ws_b), out=out)],
+                          check=True, capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["exited_with_plan", "admin:ops", "built"]
+    assert (ws_b / "plans" / "PLAN.md").read_text() == PLAN  # restored on the second machine
