@@ -8,8 +8,8 @@ Each model call pops the next step: a ``ChatResponse``, or a callable
 
 from __future__ import annotations
 
-import itertools
 import json
+import uuid
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from typing import Any
@@ -21,8 +21,6 @@ from agentscope.model import ChatModelBase, ChatResponse
 from pydantic import BaseModel
 
 __all__ = ["ScriptedChatModel", "ScriptStep", "call_tool", "call_tools", "say"]
-
-_call_ids = itertools.count(1)
 
 ScriptStep = ChatResponse | Callable[[list[dict[str, Any]], Any], ChatResponse]
 """One scripted model turn: a fixed response, or a function of (messages, tools)."""
@@ -78,7 +76,7 @@ def call_tools(*calls: tuple[str, dict[str, Any]]) -> ChatResponse:
     """A model turn that calls several tools at once, each with a fresh call id."""
     return ChatResponse(
         content=[
-            ToolCallBlock(id=f"call-{next(_call_ids)}", name=name, input=json.dumps(args))
+            ToolCallBlock(id=_new_call_id(), name=name, input=json.dumps(args))
             for name, args in calls
         ],
         is_last=True,
@@ -87,8 +85,13 @@ def call_tools(*calls: tuple[str, dict[str, Any]]) -> ChatResponse:
 
 def call_tool(name: str, args: dict[str, Any] | None = None, call_id: str | None = None) -> ChatResponse:
     """A model turn that calls one tool with the given arguments."""
-    block = ToolCallBlock(id=call_id or f"call-{next(_call_ids)}", name=name, input=json.dumps(args or {}))
+    block = ToolCallBlock(id=call_id or _new_call_id(), name=name, input=json.dumps(args or {}))
     return ChatResponse(content=[block], is_last=True)
+
+
+def _new_call_id() -> str:
+    """A tool-call id unique across processes, so a resumed stored state never sees a repeat."""
+    return f"call-{uuid.uuid4().hex[:12]}"
 
 
 def say(text: str) -> ChatResponse:
