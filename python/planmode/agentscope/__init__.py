@@ -12,9 +12,24 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "planmode.agentscope needs AgentScope: pip install 'planmode[agentscope]'"
     ) from exc
 
+from typing import Any
+
 from .scripted import ScriptedChatModel, call_tool, call_tools, say
 
+_SERVICE_NAMES = ("admin_router", "PlanModeWiring")  # need planmode[service]: imported on first use
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SERVICE_NAMES:
+        from . import _admin
+
+        return getattr(_admin, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
+    "PlanModeWiring",
+    "admin_router",
     "ScriptedChatModel",
     "call_tool",
     "call_tools",
