@@ -8,6 +8,9 @@ from agentscope.state import AgentState
 
 from . import _plan_api
 
+PLAN_KEY = "planmode"
+"""``middle_context`` key where plan mode keeps its state (every revision's text among it)."""
+
 ADMIN_KEY = "planmode_admin"
 """``middle_context`` key this layer owns (plain JSON): the decision claimed for the pending approval."""
 
@@ -43,4 +46,5 @@ def plan_view(
 
 def previous_plan_content(state: AgentState) -> str | None:
     """The text of the revision before the latest one, for the review page's diff (None on the first)."""
-    return None
+    revisions = state.middle_context.get(PLAN_KEY, {}).get("revisions") or []
+    return revisions[-2].get("content") if len(revisions) >= 2 else None
