@@ -106,6 +106,7 @@ class AppNode(_Process):
 
     def __init__(self, name: str, redis_port: int, workdir: Path, admin_token: str) -> None:
         self.port = free_port()
+        self.redis_port = redis_port
         self.url = f"http://127.0.0.1:{self.port}"
         self.workspace_dir = workdir / f"{name}-workspaces"
         env = {
