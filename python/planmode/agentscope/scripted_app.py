@@ -28,6 +28,7 @@ __all__ = [
     "DirectedScriptedModel",
     "ScriptedCredential",
     "create_scripted_app",
+    "planning_script",
     "app_from_env",
     "say_step",
     "script_message",
@@ -51,6 +52,20 @@ def say_step(text: str) -> dict[str, Any]:
 def script_message(steps: list[dict[str, Any]]) -> str:
     """The user-message text that makes :class:`DirectedScriptedModel` play ``steps``."""
     return SCRIPT_MARKER + json.dumps(steps)
+
+
+def planning_script(plan: str, summary: str = "Plan ready for review", built: str = "Build finished.") -> list[
+    dict[str, Any]
+]:
+    """The steps of an agent that enters plan mode, writes ``plan``, asks for approval, and once
+    resumed starts building (first todo in progress) and reports ``built``."""
+    return [
+        tool_step("plan_enter", {}),
+        tool_step("plan_write", {"content": plan}),
+        tool_step("plan_exit", {"summary": summary}),
+        tool_step("todo_write", {"todos": [{"content": "Build the approved plan", "status": "in_progress"}]}),
+        say_step(built),
+    ]
 
 
 def _text_of(message: dict[str, Any]) -> str:
