@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -10,7 +15,9 @@ import redis
 from admin_fixtures import TOKEN, USER, one_node  # noqa: F401  (fixture)
 from agentscope.app.message_bus import MessageBusKeys
 
-from planmode.agentscope._admin._nodes import AppNode, create_scripted_session
+from planmode.agentscope._admin._nodes import AppNode, create_scripted_session, send_user_text, wait_for
+from planmode.agentscope.scripted_app import planning_script, say_step, script_message
+from planmode.cli import main as cli_main
 
 WRITES = [":enter-plan-mode", ":exit-plan-mode", "/plan:decide"]
 APPROVE = {"decision": "approve", "revision": 1}
@@ -123,3 +130,142 @@ def test_static_assets_are_served_and_nothing_else(client: httpx.Client) -> None
     assert client.get("/v1/admin/static/review.css").status_code == 200
     assert client.get("/v1/admin/static/..%2F_router.py").status_code == 404
     assert client.get("/v1/admin/static/_router.py").status_code == 404
+
+
+# ----- with plan mode running in the app (the agent parks on plan_exit) --------------------------------------
+
+PLAN = "# Plan\n\n1. Read the code\n2. Change it\n"
+
+
+def view_of(client: httpx.Client, agent_id: str, session_id: str) -> dict[str, Any]:
+    response = client.get(url(session_id, "/plan"), params={"agent_id": agent_id})
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+def settled(client: httpx.Client, agent_id: str, session_id: str, phase: str) -> dict[str, Any] | None:
+    view = view_of(client, agent_id, session_id)
+    return view if view["phase"] == phase and not view["running"] else None
+
+
+@pytest.fixture()
+def parked(client: httpx.Client, session: tuple[str, str]) -> tuple[str, str, dict[str, Any]]:
+    """A session whose agent wrote PLAN and waits for approval."""
+    agent_id, session_id = session
+    send_user_text(client, agent_id, session_id, script_message(planning_script(PLAN)))
+    view = wait_for(lambda: settled(client, agent_id, session_id, "awaiting_approval"), "the plan to park")
+    return agent_id, session_id, view
+
+
+def decide(client: httpx.Client, agent_id: str, session_id: str, body: dict[str, Any], **headers: str) -> httpx.Response:
+    return client.post(
+        url(session_id, "/plan:decide"), params={"agent_id": agent_id}, json=body,
+        headers={"X-Admin-Token": TOKEN, **headers},
+    )  # fmt: skip
+
+
+def test_get_plan_reports_everything(parked: tuple[str, str, dict[str, Any]]) -> None:
+    agent_id, session_id, view = parked
+    assert view["session_id"] == session_id and view["agent_id"] == agent_id
+    assert (view["phase"], view["active"], view["awaiting_approval"]) == ("awaiting_approval", True, True)
+    assert view["plan_content"] == PLAN and view["revision"] == 1
+    assert view["sha256"] == hashlib.sha256(PLAN.encode()).hexdigest()
+    assert view["pending"]["revision"] == 1 and view["pending"]["summary"] == "Plan ready for review"
+    assert [entry["kind"] for entry in view["audit"]][:3] == ["entered", "written", "exit_requested"]
+    assert view["disk"]["exists"] and view["disk"]["matches_state"] and not view["disk"]["edited_on_disk"]
+    assert Path(view["disk"]["path"]).read_text() == PLAN
+    assert view["running"] is False and view["decision_in_flight"] is None
+
+
+def test_stale_revision_is_409_and_changes_nothing(
+    client: httpx.Client, parked: tuple[str, str, dict[str, Any]]
+) -> None:
+    agent_id, session_id, view = parked
+    response = decide(client, agent_id, session_id, {"decision": "approve", "revision": 2})
+    assert response.status_code == 409
+    assert "revision" in response.json()["detail"]
+    assert view_of(client, agent_id, session_id)["audit"] == view["audit"]
+
+
+def test_racing_decisions_exactly_one_wins(client: httpx.Client, parked: tuple[str, str, dict[str, Any]]) -> None:
+    agent_id, session_id, _ = parked
+    bodies = [{"decision": "approve", "revision": 1}, {"decision": "reject", "revision": 1, "feedback": "no"}] * 4
+    barrier = threading.Barrier(len(bodies))
+
+    def race(body: dict[str, Any]) -> httpx.Response:
+        barrier.wait()
+        return decide(client, agent_id, session_id, body)
+
+    with ThreadPoolExecutor(len(bodies)) as pool:
+        responses = list(pool.map(race, bodies))
+    codes = sorted(response.status_code for response in responses)
+    assert codes == [202] + [409] * (len(bodies) - 1), [r.text for r in responses]
+    winner = next(response.json() for response in responses if response.status_code == 202)
+    final = wait_for(
+        lambda: settled(client, agent_id, session_id, "building" if winner["decision"] == "approve" else "planning"),
+        "the winning decision to apply",
+    )
+    decisions = [entry for entry in final["audit"] if entry["kind"] == "decision"]
+    assert [entry["decision"] for entry in decisions] == [winner["decision"]]
+    late = decide(client, agent_id, session_id, {"decision": "approve", "revision": 1})
+    assert late.status_code == 409
+
+
+def test_request_changes_then_approve(client: httpx.Client, parked: tuple[str, str, dict[str, Any]]) -> None:
+    agent_id, session_id, _ = parked
+    response = decide(
+        client, agent_id, session_id, {"decision": "request_changes", "revision": 1, "feedback": "add tests"},
+        **{"X-Actor": "bob"},
+    )  # fmt: skip
+    assert response.status_code == 202, response.text
+    assert response.json()["decision"] == "request_changes" and response.json()["actor"] == "bob"
+    view = wait_for(lambda: settled(client, agent_id, session_id, "planning"), "the agent back in planning")
+    decision = [entry for entry in view["audit"] if entry["kind"] == "decision"][-1]
+    assert (decision["decision"], decision["actor"], decision["feedback"]) == ("request_changes", "bob", "add tests")
+    assert view["pending"] is None and view["active"] is True
+
+
+def test_enter_and_exit_are_audited_with_the_actor(client: httpx.Client, session: tuple[str, str]) -> None:
+    agent_id, session_id = session
+    headers = {"X-Admin-Token": TOKEN, "X-Actor": "ops-olga"}
+    entered = client.post(url(session_id, ":enter-plan-mode"), params={"agent_id": agent_id}, headers=headers)
+    assert entered.status_code == 200, entered.text
+    assert (entered.json()["phase"], entered.json()["active"]) == ("planning", True)
+    assert entered.json()["audit"][-1]["actor"] == "ops-olga"
+    exited = client.post(url(session_id, ":exit-plan-mode"), params={"agent_id": agent_id}, headers=headers)
+    assert exited.status_code == 200, exited.text
+    assert exited.json()["active"] is False and exited.json()["exited_by"] == "ops-olga"
+    assert view_of(client, agent_id, session_id)["audit"][-1]["kind"] == "forced_exit"
+
+
+def test_exit_cancels_a_pending_approval(client: httpx.Client, parked: tuple[str, str, dict[str, Any]]) -> None:
+    agent_id, session_id, _ = parked
+    exited = client.post(
+        url(session_id, ":exit-plan-mode"), params={"agent_id": agent_id}, headers={"X-Admin-Token": TOKEN}
+    )
+    assert exited.status_code == 200, exited.text
+    view = wait_for(lambda: settled(client, agent_id, session_id, exited.json()["phase"]), "the exit to settle")
+    assert view["pending"] is None and view["active"] is False
+    assert decide(client, agent_id, session_id, {"decision": "approve", "revision": 1}).status_code == 409
+    # the parked reply is closed: the session takes a new message again
+    send_user_text(client, agent_id, session_id, script_message([say_step("hello again")]))
+
+
+def test_cli_against_a_running_app(
+    one_node: AppNode, parked: tuple[str, str, dict[str, Any]], capsys: pytest.CaptureFixture[str]  # noqa: F811
+) -> None:
+    agent_id, session_id, _ = parked
+    common = ["--session", session_id, "--agent", agent_id, "--url", one_node.url, "--user", USER]
+    assert cli_main(["status", *common]) == 0
+    assert "awaiting  approval of revision 1: Plan ready for review" in capsys.readouterr().out
+    assert cli_main(["show", *common]) == 0
+    assert capsys.readouterr().out == PLAN + "\n"
+    assert cli_main(["approve", *common, "--token", "wrong"]) == 1
+    assert capsys.readouterr().err == "planmode: the server refused (403): the X-Admin-Token header is wrong\n"
+    assert cli_main(["approve", *common, "--token", TOKEN, "--actor", "cli-carl"]) == 0
+    assert capsys.readouterr().out == "approve sent for revision 1\n"
+    with one_node.client(USER) as http:
+        view = wait_for(lambda: settled(http, agent_id, session_id, "building"), "the build phase")
+    assert [entry for entry in view["audit"] if entry["kind"] == "decision"][-1]["actor"] == "cli-carl"
+    assert cli_main(["reject", *common, "--token", TOKEN]) == 1
+    assert "no plan is awaiting approval" in capsys.readouterr().err
