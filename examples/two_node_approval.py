@@ -12,15 +12,14 @@ from __future__ import annotations
 import argparse
 import tempfile
 from pathlib import Path
-from typing import Any
-
-import httpx
 
 from planmode.agentscope._admin._nodes import (
     AppNode,
     RedisServer,
     create_scripted_session,
+    get_plan,
     send_user_text,
+    settled_in,
     wait_for,
 )
 from planmode.agentscope.scripted_app import planning_script, script_message
@@ -33,19 +32,6 @@ PLAN = """# Add a health check
 2. Add `GET /healthz` returning the build version
 3. Test it against a real server
 """
-
-
-def plan_of(client: httpx.Client, agent_id: str, session_id: str) -> dict[str, Any]:
-    """``GET /v1/admin/sessions/{id}/plan`` on one node."""
-    response = client.get(f"/v1/admin/sessions/{session_id}/plan", params={"agent_id": agent_id})
-    response.raise_for_status()
-    return dict(response.json())
-
-
-def settled(client: httpx.Client, agent_id: str, session_id: str, phase: str) -> dict[str, Any] | None:
-    """The plan view once the session is in ``phase`` and no run holds it, else None."""
-    view = plan_of(client, agent_id, session_id)
-    return view if view["phase"] == phase and not view["running"] else None
 
 
 def run(workdir: Path, manual: bool) -> None:
@@ -61,14 +47,14 @@ def run(workdir: Path, manual: bool) -> None:
         with node_a.client(USER) as client_a, node_b.client(USER) as client_b:
             agent_id, session_id = create_scripted_session(client_a)
             send_user_text(client_a, agent_id, session_id, script_message(planning_script(PLAN)))
-            view = wait_for(lambda: settled(client_a, agent_id, session_id, "awaiting_approval"), "the plan on A")
+            view = wait_for(lambda: settled_in(client_a, agent_id, session_id, "awaiting_approval"), "the plan on A")
             print(f"node A: revision {view['revision']} sha256 {view['sha256'][:12]} awaiting approval")
             print(f"        plan file {view['disk']['path']}")
 
             node_a.kill()
             print("node A killed (SIGKILL)")
 
-            view_b = plan_of(client_b, agent_id, session_id)
+            view_b = get_plan(client_b, agent_id, session_id)
             assert (view_b["revision"], view_b["sha256"], view_b["plan_content"]) == (
                 view["revision"], view["sha256"], view["plan_content"],
             )  # fmt: skip
@@ -78,7 +64,7 @@ def run(workdir: Path, manual: bool) -> None:
             if manual:
                 print(f"\nReview and decide on node B (admin token: {TOKEN}):\n  {node_b.url}/v1/admin/sessions/"
                       f"{session_id}/plan/review?agent_id={agent_id}&user_id={USER}\n")  # fmt: skip
-                final = wait_for(lambda: settled(client_b, agent_id, session_id, "building"), "your approval",
+                final = wait_for(lambda: settled_in(client_b, agent_id, session_id, "building"), "your approval",
                                  timeout=3600)  # fmt: skip
             else:
                 answer = client_b.post(
@@ -89,7 +75,7 @@ def run(workdir: Path, manual: bool) -> None:
                 )
                 answer.raise_for_status()
                 print(f"node B: approved revision {view_b['revision']} as example-operator")
-                final = wait_for(lambda: settled(client_b, agent_id, session_id, "building"), "the build on B")
+                final = wait_for(lambda: settled_in(client_b, agent_id, session_id, "building"), "the build on B")
             last = final["audit"][-1] if final["audit"] else {}
             print(f"node B: phase {final['phase']}; last audit entry: {last.get('kind')} by {last.get('actor')}")
             for todo in final["todos"]:

@@ -15,7 +15,14 @@ import redis
 from admin_fixtures import TOKEN, USER, one_node  # noqa: F401  (fixture)
 from agentscope.app.message_bus import MessageBusKeys
 
-from planmode.agentscope._admin._nodes import AppNode, create_scripted_session, send_user_text, wait_for
+from planmode.agentscope._admin._nodes import (
+    AppNode,
+    create_scripted_session,
+    get_plan,
+    send_user_text,
+    settled_in,
+    wait_for,
+)
 from planmode.agentscope.scripted_app import planning_script, say_step, script_message
 from planmode.cli import main as cli_main
 
@@ -137,23 +144,12 @@ def test_static_assets_are_served_and_nothing_else(client: httpx.Client) -> None
 PLAN = "# Plan\n\n1. Read the code\n2. Change it\n"
 
 
-def view_of(client: httpx.Client, agent_id: str, session_id: str) -> dict[str, Any]:
-    response = client.get(url(session_id, "/plan"), params={"agent_id": agent_id})
-    assert response.status_code == 200, response.text
-    return dict(response.json())
-
-
-def settled(client: httpx.Client, agent_id: str, session_id: str, phase: str) -> dict[str, Any] | None:
-    view = view_of(client, agent_id, session_id)
-    return view if view["phase"] == phase and not view["running"] else None
-
-
 @pytest.fixture()
 def parked(client: httpx.Client, session: tuple[str, str]) -> tuple[str, str, dict[str, Any]]:
     """A session whose agent wrote PLAN and waits for approval."""
     agent_id, session_id = session
     send_user_text(client, agent_id, session_id, script_message(planning_script(PLAN)))
-    view = wait_for(lambda: settled(client, agent_id, session_id, "awaiting_approval"), "the plan to park")
+    view = wait_for(lambda: settled_in(client, agent_id, session_id, "awaiting_approval"), "the plan to park")
     return agent_id, session_id, view
 
 
@@ -184,7 +180,7 @@ def test_stale_revision_is_409_and_changes_nothing(
     response = decide(client, agent_id, session_id, {"decision": "approve", "revision": 2})
     assert response.status_code == 409
     assert "revision" in response.json()["detail"]
-    assert view_of(client, agent_id, session_id)["audit"] == view["audit"]
+    assert get_plan(client, agent_id, session_id)["audit"] == view["audit"]
 
 
 def test_racing_decisions_exactly_one_wins(client: httpx.Client, parked: tuple[str, str, dict[str, Any]]) -> None:
@@ -202,7 +198,7 @@ def test_racing_decisions_exactly_one_wins(client: httpx.Client, parked: tuple[s
     assert codes == [202] + [409] * (len(bodies) - 1), [r.text for r in responses]
     winner = next(response.json() for response in responses if response.status_code == 202)
     final = wait_for(
-        lambda: settled(client, agent_id, session_id, "building" if winner["decision"] == "approve" else "planning"),
+        lambda: settled_in(client, agent_id, session_id, "building" if winner["decision"] == "approve" else "planning"),
         "the winning decision to apply",
     )
     decisions = [entry for entry in final["audit"] if entry["kind"] == "decision"]
@@ -219,7 +215,7 @@ def test_request_changes_then_approve(client: httpx.Client, parked: tuple[str, s
     )  # fmt: skip
     assert response.status_code == 202, response.text
     assert response.json()["decision"] == "request_changes" and response.json()["actor"] == "bob"
-    view = wait_for(lambda: settled(client, agent_id, session_id, "planning"), "the agent back in planning")
+    view = wait_for(lambda: settled_in(client, agent_id, session_id, "planning"), "the agent back in planning")
     decision = [entry for entry in view["audit"] if entry["kind"] == "decision"][-1]
     assert (decision["decision"], decision["actor"], decision["feedback"]) == ("request_changes", "bob", "add tests")
     assert view["pending"] is None and view["active"] is True
@@ -235,7 +231,7 @@ def test_enter_and_exit_are_audited_with_the_actor(client: httpx.Client, session
     exited = client.post(url(session_id, ":exit-plan-mode"), params={"agent_id": agent_id}, headers=headers)
     assert exited.status_code == 200, exited.text
     assert exited.json()["active"] is False and exited.json()["exited_by"] == "ops-olga"
-    assert view_of(client, agent_id, session_id)["audit"][-1]["kind"] == "forced_exit"
+    assert get_plan(client, agent_id, session_id)["audit"][-1]["kind"] == "forced_exit"
 
 
 def test_exit_cancels_a_pending_approval(client: httpx.Client, parked: tuple[str, str, dict[str, Any]]) -> None:
@@ -244,7 +240,7 @@ def test_exit_cancels_a_pending_approval(client: httpx.Client, parked: tuple[str
         url(session_id, ":exit-plan-mode"), params={"agent_id": agent_id}, headers={"X-Admin-Token": TOKEN}
     )
     assert exited.status_code == 200, exited.text
-    view = wait_for(lambda: settled(client, agent_id, session_id, exited.json()["phase"]), "the exit to settle")
+    view = wait_for(lambda: settled_in(client, agent_id, session_id, exited.json()["phase"]), "the exit to settle")
     assert view["pending"] is None and view["active"] is False
     assert decide(client, agent_id, session_id, {"decision": "approve", "revision": 1}).status_code == 409
     # the parked reply is closed: the session takes a new message again
@@ -265,7 +261,7 @@ def test_cli_against_a_running_app(
     assert cli_main(["approve", *common, "--token", TOKEN, "--actor", "cli-carl"]) == 0
     assert capsys.readouterr().out == "approve sent for revision 1\n"
     with one_node.client(USER) as http:
-        view = wait_for(lambda: settled(http, agent_id, session_id, "building"), "the build phase")
+        view = wait_for(lambda: settled_in(http, agent_id, session_id, "building"), "the build phase")
     assert [entry for entry in view["audit"] if entry["kind"] == "decision"][-1]["actor"] == "cli-carl"
     assert cli_main(["reject", *common, "--token", TOKEN]) == 1
     assert "no plan is awaiting approval" in capsys.readouterr().err

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from typing import Any
 
-import httpx
 import pytest
 from admin_fixtures import TOKEN, USER, one_node  # noqa: F401  (fixture)
 from selenium import webdriver
@@ -14,7 +12,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from planmode.agentscope._admin._nodes import AppNode, create_scripted_session, send_user_text, wait_for
+from planmode.agentscope._admin._nodes import AppNode, create_scripted_session, send_user_text, settled_in, wait_for
 from planmode.agentscope.scripted_app import planning_script, script_message
 
 PLAN = "# Ship the parser\n\n1. Read `lexer.rs`\n2. Write the parser\n\n<script>alert('plan')</script>\n"
@@ -37,22 +35,11 @@ def browser() -> Iterator[webdriver.Chrome]:
         driver.quit()
 
 
-def plan_of(client: httpx.Client, agent_id: str, session_id: str) -> dict[str, Any]:
-    response = client.get(f"/v1/admin/sessions/{session_id}/plan", params={"agent_id": agent_id})
-    response.raise_for_status()
-    return dict(response.json())
-
-
-def settled(client: httpx.Client, agent_id: str, session_id: str, phase: str) -> dict[str, Any] | None:
-    view = plan_of(client, agent_id, session_id)
-    return view if view["phase"] == phase and not view["running"] else None
-
-
 def test_edit_and_approve_in_chromium(one_node: AppNode, browser: webdriver.Chrome) -> None:  # noqa: F811
     with one_node.client(USER) as client:
         agent_id, session_id = create_scripted_session(client)
         send_user_text(client, agent_id, session_id, script_message(planning_script(PLAN)))
-        before = wait_for(lambda: settled(client, agent_id, session_id, "awaiting_approval"), "the plan to park")
+        before = wait_for(lambda: settled_in(client, agent_id, session_id, "awaiting_approval"), "the plan to park")
 
         browser.get(
             f"{one_node.url}/v1/admin/sessions/{session_id}/plan/review?agent_id={agent_id}&user_id={USER}"
@@ -85,7 +72,7 @@ def test_edit_and_approve_in_chromium(one_node: AppNode, browser: webdriver.Chro
             f"Decision sent: approve_with_edits (revision {before['revision']}). The agent resumes."
         )
 
-        after = wait_for(lambda: settled(client, agent_id, session_id, "building"), "the build phase")
+        after = wait_for(lambda: settled_in(client, agent_id, session_id, "building"), "the build phase")
         assert after["plan_content"] == EDITED
         assert after["revision"] == before["revision"] + 1
         decision = [entry for entry in after["audit"] if entry["kind"] == "decision"][-1]

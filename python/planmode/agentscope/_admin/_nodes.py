@@ -149,3 +149,16 @@ def send_user_text(client: httpx.Client, agent_id: str, session_id: str, text: s
     message: dict[str, Any] = {"name": "user", "role": "user", "content": [{"type": "text", "text": text}]}
     response = client.post("/chat/", json={"agent_id": agent_id, "session_id": session_id, "input": message})
     response.raise_for_status()
+
+
+def get_plan(client: httpx.Client, agent_id: str, session_id: str) -> dict[str, Any]:
+    """``GET /v1/admin/sessions/{id}/plan`` (raises on an error status)."""
+    response = client.get(f"/v1/admin/sessions/{session_id}/plan", params={"agent_id": agent_id})
+    response.raise_for_status()
+    return dict(response.json())
+
+
+def settled_in(client: httpx.Client, agent_id: str, session_id: str, phase: str) -> dict[str, Any] | None:
+    """The plan view once the session is in ``phase`` and no run holds it, else None (for :func:`wait_for`)."""
+    view = get_plan(client, agent_id, session_id)
+    return view if view["phase"] == phase and not view["running"] else None

@@ -1,0 +1,59 @@
+"""Across machines: two AgentScope app processes sharing a real redis-server; node A dies mid-approval."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from admin_fixtures import TOKEN, USER, Cluster, two_nodes  # noqa: F401  (fixture)
+
+from planmode.agentscope._admin._nodes import create_scripted_session, get_plan, send_user_text, settled_in, wait_for
+from planmode.agentscope.scripted_app import planning_script, script_message
+
+PLAN = "# Migrate the store\n\n1. Dump the tables\n2. Load them into the new store\n3. Switch reads\n"
+
+
+def test_plan_written_on_a_is_approved_and_built_on_b_after_a_dies(two_nodes: Cluster) -> None:  # noqa: F811
+    node_a, node_b = two_nodes.nodes["a"], two_nodes.nodes["b"]
+    with node_a.client(USER) as client_a, node_b.client(USER) as client_b:
+        agent_id, session_id = create_scripted_session(client_a)
+        send_user_text(client_a, agent_id, session_id, script_message(planning_script(PLAN, built="Built on B.")))
+        on_a = wait_for(lambda: settled_in(client_a, agent_id, session_id, "awaiting_approval"), "the plan on A")
+        file_a = Path(on_a["disk"]["path"])
+        assert file_a.is_relative_to(node_a.workspace_dir) and file_a.read_text() == PLAN
+
+        node_a.kill()
+
+        on_b = get_plan(client_b, agent_id, session_id)
+        for key in ("phase", "revision", "sha256", "plan_content", "pending", "todos", "audit", "plan_path"):
+            assert on_b[key] == on_a[key], key
+        file_b = Path(on_b["disk"]["path"])
+        assert file_b.is_relative_to(node_b.workspace_dir)
+        assert on_b["disk"]["restored"] is True and file_b.read_text() == PLAN  # restored from the state revision
+        assert on_b["disk"]["matches_state"] is True
+
+        # A human edits the plan file on node B's disk: the hash recorded by node A no longer matches.
+        file_b.write_text(PLAN + "4. Drop the old store\n")
+        edited = get_plan(client_b, agent_id, session_id)
+        assert edited["disk"]["edited_on_disk"] is True and edited["disk"]["restored"] is False
+        assert edited["disk"]["sha256"] == hashlib.sha256(file_b.read_bytes()).hexdigest() != on_a["sha256"]
+        assert edited["sha256"] == on_a["sha256"]  # state is untouched until the human decides
+        file_b.write_text(PLAN)
+        assert get_plan(client_b, agent_id, session_id)["disk"]["matches_state"] is True
+
+        approved = client_b.post(
+            f"/v1/admin/sessions/{session_id}/plan:decide",
+            params={"agent_id": agent_id},
+            json={"decision": "approve", "revision": on_b["revision"]},
+            headers={"X-Admin-Token": TOKEN, "X-Actor": "human-on-b"},
+        )
+        assert approved.status_code == 202, approved.text
+
+        built = wait_for(lambda: settled_in(client_b, agent_id, session_id, "building"), "the build on node B")
+        decision = [entry for entry in built["audit"] if entry["kind"] == "decision"][-1]
+        assert (decision["decision"], decision["actor"], decision["revision"]) == ("approve", "human-on-b", 1)
+        assert built["todos"][0]["status"] == "in_progress"  # the build phase ran on B (todo_write after approval)
+        assert built["revision"] == 1 and built["sha256"] == on_a["sha256"]  # nothing lost
+        messages = client_b.get(f"/sessions/{session_id}/messages", params={"agent_id": agent_id}).json()
+        texts = [block.get("text") for msg in messages["messages"] for block in msg["content"] if isinstance(block, dict)]
+        assert "Built on B." in texts
