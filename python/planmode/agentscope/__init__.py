@@ -14,9 +14,24 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from typing import Any
 
+from ._plan import (
+    PlanEnter,
+    PlanExit,
+    PlanMode,
+    PlanModeMiddleware,
+    PlanStatus,
+    PlanWrite,
+    TodoWrite,
+    answer_plan,
+    enter_plan_mode,
+    exit_plan_mode,
+    is_plan_mode_active,
+    plan_status,
+)
 from .scripted import ScriptedChatModel, call_tool, call_tools, say
 
-_SERVICE_NAMES = ("admin_router", "PlanModeWiring")  # need planmode[service]: imported on first use
+# ---- admin (HTTP): needs planmode[service], so imported on first use ----
+_SERVICE_NAMES = ("admin_router", "PlanModeWiring")
 
 
 def __getattr__(name: str) -> Any:
@@ -28,8 +43,23 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    # ---- plan ----
+    "PlanEnter",
+    "PlanExit",
+    "PlanMode",
+    "PlanModeMiddleware",
+    "PlanStatus",
+    "PlanWrite",
+    "TodoWrite",
+    "answer_plan",
+    "enter_plan_mode",
+    "exit_plan_mode",
+    "is_plan_mode_active",
+    "plan_status",
+    # ---- admin (HTTP) ----
     "PlanModeWiring",
     "admin_router",
+    # ---- scripted model ----
     "ScriptedChatModel",
     "call_tool",
     "call_tools",

@@ -1,1 +1,24 @@
-//! (plan: to be built by its issue.)
+//! The plan-mode manager: a per-agent state machine
+//! (never_entered -> planning -> awaiting_approval -> building, and back to planning on
+//! re-entry), plan revisions fingerprinted with sha256, an audit log, todo validation,
+//! plan-path safety, and the JSON form stored in `agent.state.middle_context["planmode"]`.
+
+pub mod actor;
+pub mod clock;
+pub mod content;
+pub mod error;
+pub mod machine;
+pub mod mode;
+pub mod path;
+pub mod state;
+pub mod steps;
+pub mod todo;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::{PlanError, PlanResult};
+pub use machine::{Answer, DecisionOutcome, EnterOutcome, ForceExit, Limits, WriteOutcome};
+pub use path::Workspace;
+pub use state::{AuditEntry, AuditKind, Decision, Outcome, Pending, Phase, PlanState, Revision};
+pub use todo::{Todo, parse_todos};

@@ -1,0 +1,244 @@
+"""``PlanModeMiddleware``: the plan-mode gate (``on_check_permission``), the approval hook
+(``on_reply``) and the notes that show the model where it stands (``on_reasoning``).
+
+It must be the FIRST middleware of the agent: its gate runs before every other permission
+middleware, before allow rules and before BYPASS, so no rule or mode lets a write through.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from agentscope.event import HintBlockEvent, UserConfirmResultEvent, UserInterruptEvent
+from agentscope.message import HintBlock, ToolCallState
+from agentscope.middleware import MiddlewareBase
+from agentscope.permission import PermissionBehavior, PermissionDecision, PermissionMode
+from agentscope.tool import ToolBase
+
+from ..._core import PlanBook
+from ...exceptions import PlanModeError
+from . import _store, _texts
+from ._shell import shell_is_read_only
+from ._texts import PLAN_ENTER, PLAN_EXIT, PLAN_TOOL_NAMES, PLAN_WRITE, TASK_TOOL_NAMES, TODO_WRITE
+
+if TYPE_CHECKING:
+    from agentscope.agent import Agent
+
+    from ._mode import PlanMode, SubagentPolicy
+
+Verdict = Literal["allow", "delegate", "deny", "parent_unknown"]
+
+
+def _allow(why: str) -> PermissionDecision:
+    return PermissionDecision(behavior=PermissionBehavior.ALLOW, message=why)
+
+
+def _deny(text: str) -> PermissionDecision:
+    return PermissionDecision(behavior=PermissionBehavior.DENY, message=text)
+
+
+class PlanModeMiddleware(MiddlewareBase):
+    """Enforces read-only planning, asks a human at ``plan_exit`` and keeps the model
+    informed. Create it with ``PlanMode.middleware()`` (or ``PlanMode.attach_child``)."""
+
+    def __init__(self, plan: PlanMode, *, parent: Agent | None = None,
+                 policy: SubagentPolicy | None = None, plan_tools: bool = True) -> None:
+        self.plan = plan
+        self.is_child = policy is not None
+        self.policy = policy
+        self.plan_tools = plan_tools
+        self._parent = weakref.ref(parent) if parent is not None else None
+
+    def __repr__(self) -> str:
+        role = f"child, policy={self.policy!r}, plan_tools={self.plan_tools}" if self.is_child else "main"
+        return f"PlanModeMiddleware({role})"
+
+    async def get_middleware_key(self) -> str:
+        """The ``middle_context`` key of plan-mode state."""
+        return _store.STATE_KEY
+
+    # ---- shared helpers ----------------------------------------------------------------
+
+    def _book(self, agent: Agent) -> PlanBook:
+        if not self.is_child:
+            self.plan.note_primary(agent)
+        return self.plan.bind(agent.state, agent.name, child=self.is_child)
+
+    def _parent_agent(self, agent: Agent) -> Agent | None:
+        parent = self._parent() if self._parent is not None else self.plan.primary()
+        return parent if parent is not agent else None
+
+    def _check_first(self, agent: Agent) -> None:
+        chain = getattr(agent, "_check_permission_middlewares", None)
+        if chain and chain[0] is not self:
+            raise PlanModeError(
+                f"the plan-mode middleware must be the FIRST middleware of agent {agent.name!r} "
+                "(Agent(middlewares=[plan.middleware(), ...])) so that no other middleware can "
+                "allow a call before the plan-mode gate sees it"
+            )
+
+    # ---- on_reply: settle answers that never reach plan_exit ---------------------------
+
+    async def on_reply(self, agent: Agent, input_kwargs: dict[str, Any],
+                       next_handler: Callable[..., AsyncGenerator[Any, None]]) -> AsyncGenerator[Any, None]:
+        """Binds the plan file, settles rejections/interrupts of a parked plan_exit, then replies."""
+        self._check_first(agent)
+        book = self._book(agent)
+        names = agent.injection_config.task_tool_names
+        names.extend(n for n in (PLAN_ENTER, PLAN_WRITE, PLAN_EXIT, TODO_WRITE) if n not in names)
+        self._settle_pending(agent, book, input_kwargs.get("inputs"))
+        async for event in next_handler(**input_kwargs):
+            yield event
+
+    def _settle_pending(self, agent: Agent, book: PlanBook, inputs: Any) -> None:
+        pending = book.pending
+        if book.phase != "awaiting_approval" or not pending:
+            return
+        call_id = pending["tool_call_id"]
+        if not _store.is_parked(agent.state, call_id):
+            book.cancel_pending("system", "the approval request is no longer parked")
+        elif isinstance(inputs, UserInterruptEvent):
+            book.cancel_pending("user", "the parked reply was interrupted")
+        elif isinstance(inputs, UserConfirmResultEvent) and any(
+            r.tool_call.id == call_id and not r.confirmed for r in inputs.confirm_results
+        ):
+            book.decide("reject", "user")
+        else:
+            return
+        _store.save(agent.state, book)
+
+    # ---- on_reasoning: where the model stands -------------------------------------------
+
+    async def on_reasoning(self, agent: Agent, input_kwargs: dict[str, Any],
+                           next_handler: Callable[..., AsyncGenerator[Any, None]]) -> AsyncGenerator[Any, None]:
+        """Adds a plan-mode note (as a HintBlock) whenever where the model stands changed."""
+        text = self._note(agent)
+        if text is not None and text != _last_note(agent):
+            block = HintBlock(hint=text, source=_texts.HINT_SOURCE)
+            agent.state.append_context(agent.name, [block])
+            if agent.injection_config.emit_hint_event:
+                yield HintBlockEvent(reply_id=agent.state.reply_id, block_id=block.id,
+                                     source=block.source, hint=block.hint)
+        async for event in next_handler(**input_kwargs):
+            yield event
+
+    def _note(self, agent: Agent) -> str | None:
+        book = self.plan.load(agent.state)
+        todos = book.todos
+        if book.active:
+            body = _texts.planning_banner(self.plan.abs_path(book), book.revision, book.sha256,
+                                          self.plan.allow_shell_in_plan_mode, self.plan.extra_allowed_tools)
+            return _texts.wrap_hint(body, todos)
+        if self.is_child and self.policy == "enforce":
+            parent = self._parent_agent(agent)
+            if parent is not None and self.plan.load(parent.state).active:
+                return _texts.wrap_hint(_texts.child_note(), todos)
+        body = self._build_body(book) if book.phase == "building" else None
+        return _texts.wrap_hint(body, todos)
+
+    def _build_body(self, book: PlanBook) -> str:
+        last = next((a for a in reversed(book.audit) if a["kind"] == "forced_exit"
+                     or (a["kind"] == "decision" and a.get("decision") in ("approve", "approve_with_edits"))),
+                    None)
+        path = self.plan.abs_path(book)
+        if last is None or last["kind"] == "forced_exit" or book.approved_revision is None:
+            return _texts.forced_note(book.exited_by, path, book.revision is not None)
+        rev = next(r for r in book.revisions if r["number"] == book.approved_revision)
+        return _texts.build_note(path, rev["number"], rev["edited_by_user"], book.exited_by)
+
+    # ---- on_check_permission: the gate --------------------------------------------------
+
+    async def on_check_permission(self, agent: Agent, input_kwargs: dict[str, Any],
+                                  next_handler: Callable[..., Awaitable[PermissionDecision]]) -> PermissionDecision:
+        """Runs before every other permission check (this middleware must be first)."""
+        tool_call, tool, tool_input = input_kwargs["tool_call"], input_kwargs["tool"], input_kwargs["tool_input"]
+        name = tool.name
+        book = self._book(agent)
+        if name in PLAN_TOOL_NAMES and not self.plan_tools:
+            return _deny(_texts.SUBAGENT_NO_PLAN_TOOLS.format(tool=name))
+        if name == PLAN_EXIT:
+            if tool_call.state == ToolCallState.ALLOWED:  # the human answered; plan_exit applies it
+                return await next_handler(**input_kwargs)
+            return self._ask_for_approval(agent, book, tool_call.id, tool_input)
+        if name in (PLAN_ENTER, PLAN_WRITE, TODO_WRITE):
+            return _allow(f"{name} is a plan-mode tool.")
+        verdict = await self._restriction(agent, book, tool, tool_input)
+        if verdict == "deny":
+            return _deny(_texts.DENIED)
+        if verdict == "parent_unknown":
+            return _deny(_texts.PARENT_UNKNOWN)
+        if verdict == "allow":
+            return _allow(f"{name} is allowed in PLAN mode.")
+        return await next_handler(**input_kwargs)
+
+    def _ask_for_approval(self, agent: Agent, book: PlanBook, call_id: str,
+                          tool_input: dict[str, Any]) -> PermissionDecision:
+        extra = set(tool_input) - {"summary"}
+        if extra:
+            return _deny(_texts.PLAN_EXIT_ARGS.format(keys=", ".join(sorted(extra))))
+        try:
+            revision = book.check_exit()
+        except PlanModeError:
+            return _allow("plan_exit reports why no approval can be requested.")
+        summary = tool_input.get("summary")
+        summary = summary if isinstance(summary, str) and summary.strip() else None
+        mode = agent.state.permission_context.mode
+        if mode == PermissionMode.BYPASS and self.plan.auto_approve_in_bypass:
+            book.request_exit(agent.state.reply_id, call_id, summary, auto=True)
+            _store.save(agent.state, book)
+            return _allow("auto_approve_in_bypass: approved without a human under BYPASS.")
+        if mode == PermissionMode.DONT_ASK:
+            book.record_exit_refused("DONT_ASK: no human available to approve the plan")
+            _store.save(agent.state, book)
+            return _deny(_texts.NO_HUMAN)
+        book.request_exit(agent.state.reply_id, call_id, summary)
+        _store.save(agent.state, book)
+        return PermissionDecision(
+            behavior=PermissionBehavior.ASK,
+            message=_texts.ASK_MESSAGE.format(revision=revision, path=self.plan.abs_path(book)),
+            bypass_immune=True,
+            suggested_rules=[],
+        )
+
+    async def _restriction(self, agent: Agent, book: PlanBook, tool: ToolBase,
+                           tool_input: dict[str, Any]) -> Verdict:
+        if book.active:
+            return await self._planning_verdict(tool, tool_input)
+        if not self.is_child or self.policy == "off":
+            return "delegate"
+        parent = self._parent_agent(agent)
+        if parent is None:
+            verdict = await self._planning_verdict(tool, tool_input)
+            return "parent_unknown" if verdict == "deny" else "delegate"
+        if not self.plan.load(parent.state).active:
+            return "delegate"
+        verdict = await self._planning_verdict(tool, tool_input)
+        return "delegate" if self.policy == "ceiling" and verdict == "allow" else verdict
+
+    async def _planning_verdict(self, tool: ToolBase, tool_input: dict[str, Any]) -> Verdict:
+        name = tool.name
+        if name in TASK_TOOL_NAMES:
+            return "allow"
+        if name in self.plan.extra_allowed_tools:
+            return "delegate"
+        if name in self.plan.shell_tool_names:
+            ok = self.plan.allow_shell_in_plan_mode and await shell_is_read_only(tool, tool_input)
+            return "delegate" if ok else "deny"
+        try:
+            read_only = await tool.check_read_only(tool_input)
+        except Exception:  # a checker that fails proves nothing: fail closed
+            read_only = False
+        return "delegate" if read_only is True else "deny"
+
+
+def _last_note(agent: Agent) -> str | None:
+    """The text of the newest plan-mode note in the agent's context."""
+    for msg in reversed(agent.state.context):
+        if not isinstance(msg.content, list):
+            continue
+        for block in reversed(msg.content):
+            if isinstance(block, HintBlock) and block.source == _texts.HINT_SOURCE:
+                return block.hint if isinstance(block.hint, str) else None
+    return None

@@ -1,0 +1,220 @@
+"""``PlanMode``: the configuration users create once, and that hands out the plan tools,
+the middleware, and sub-agent attachment. It also owns the plan file of each agent."""
+
+from __future__ import annotations
+
+import os
+import uuid
+import weakref
+from typing import TYPE_CHECKING, Literal
+
+from agentscope.state import AgentState
+from agentscope.tool import ToolBase
+
+from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook, PlanWorkspace, plan_relpath
+from ...exceptions import InvalidInputError, PlanModeError
+from . import _store
+from ._texts import TASK_TOOL_NAMES
+
+if TYPE_CHECKING:
+    from agentscope.agent import Agent
+
+    from ._gate import PlanModeMiddleware
+
+SubagentPolicy = Literal["enforce", "ceiling", "off"]
+_POLICIES = ("enforce", "ceiling", "off")
+
+#: Plain plan paths claimed in this process: absolute path -> owner agent key.
+_CLAIMS: dict[str, str] = {}
+
+
+class PlanMode:
+    """Plan mode for AgentScope agents: read-only planning, one plan file, human approval,
+    then a build phase.
+
+    >>> plan = PlanMode(workspace_dir=".", plan_dir="plans")
+    >>> agent = Agent(..., toolkit=Toolkit(tools=[*my_tools, *plan.tools()]),
+    ...               middlewares=[plan.middleware(), *other_middlewares])  # FIRST
+
+    Args:
+        workspace_dir: the directory plan files live in (must exist).
+        plan_dir: directory of the plan file, relative to the workspace (no ``..``).
+        allow_shell_in_plan_mode: let the shell tool run commands proven read-only.
+        extra_allowed_tools: more tool names allowed while planning (still subject to the
+            normal permission rules).
+        auto_approve_in_bypass: under BYPASS, approve ``plan_exit`` without a human.
+        subagent_policy: how attached sub-agents are restricted while this agent plans:
+            ``enforce`` (they are in plan mode too), ``ceiling`` (their own rules apply,
+            but nothing mutating gets through) or ``off``.
+        max_plan_bytes: largest plan accepted by ``plan_write``.
+        max_revisions_kept: revisions whose full text is kept in state.
+        per_agent_paths: always use ``<plan_dir>/<agent>-<key>/PLAN.md``, even for one agent.
+        seed_todos_on_approval: seed an empty todo list from the approved plan's numbered steps.
+        shell_tool_names: tool names treated as a shell (``Bash`` by default).
+    """
+
+    def __init__(
+        self,
+        workspace_dir: str | os.PathLike[str] = ".",
+        plan_dir: str = "plans",
+        *,
+        allow_shell_in_plan_mode: bool = False,
+        extra_allowed_tools: tuple[str, ...] | list[str] = (),
+        auto_approve_in_bypass: bool = False,
+        subagent_policy: SubagentPolicy = "enforce",
+        max_plan_bytes: int = DEFAULT_MAX_PLAN_BYTES,
+        max_revisions_kept: int = 50,
+        per_agent_paths: bool = False,
+        seed_todos_on_approval: bool = True,
+        shell_tool_names: tuple[str, ...] | list[str] = ("Bash",),
+    ) -> None:
+        if subagent_policy not in _POLICIES:
+            raise InvalidInputError(
+                f"unknown subagent_policy {subagent_policy!r}: use one of {', '.join(_POLICIES)}"
+            )
+        for what, names in (("extra_allowed_tools", extra_allowed_tools),
+                            ("shell_tool_names", shell_tool_names)):
+            if isinstance(names, str) or not all(isinstance(n, str) and n for n in names):
+                raise InvalidInputError(f"{what} must be a list of tool names, got {names!r}")
+        if max_plan_bytes < 1 or max_revisions_kept < 1:
+            raise InvalidInputError("max_plan_bytes and max_revisions_kept must be at least 1")
+        self.workspace = PlanWorkspace(workspace_dir)
+        self.plan_dir = plan_dir
+        self._plain_path = plan_relpath(plan_dir)  # raises PathEscapeError on .. / absolute
+        self.allow_shell_in_plan_mode = allow_shell_in_plan_mode
+        self.extra_allowed_tools = tuple(extra_allowed_tools)
+        self.auto_approve_in_bypass = auto_approve_in_bypass
+        self.subagent_policy: SubagentPolicy = subagent_policy
+        self.max_plan_bytes = max_plan_bytes
+        self.max_revisions_kept = max_revisions_kept
+        self.per_agent_paths = per_agent_paths
+        self.seed_todos_on_approval = seed_todos_on_approval
+        self.shell_tool_names = tuple(shell_tool_names)
+        self._middleware: PlanModeMiddleware | None = None
+        self._primary: weakref.ref[Agent] | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"PlanMode(workspace_dir={self.workspace.root!r}, plan_dir={self.plan_dir!r}, "
+            f"allow_shell_in_plan_mode={self.allow_shell_in_plan_mode}, "
+            f"subagent_policy={self.subagent_policy!r})"
+        )
+
+    # ---- what users plug into an Agent -------------------------------------------------
+
+    def tools(self) -> list[ToolBase]:
+        """plan_enter, plan_write, plan_exit, todo_write and the four Task tools."""
+        from ._tools import PlanEnter, PlanExit, PlanWrite, TodoWrite
+
+        return [PlanEnter(self), PlanWrite(self), PlanExit(self), TodoWrite(self), *_task_tools()]
+
+    def middleware(self) -> PlanModeMiddleware:
+        """The gate, the approval hook and the model notes. Put it FIRST in ``middlewares``."""
+        from ._gate import PlanModeMiddleware
+
+        if self._middleware is None:
+            self._middleware = PlanModeMiddleware(self)
+        return self._middleware
+
+    def attach_child(self, child: Agent, *, parent: Agent | None = None, plan_tools: bool = False,
+                     policy: SubagentPolicy | None = None) -> PlanModeMiddleware:
+        """Puts a sub-agent under this plan mode: while its parent plans it is read-only
+        (per ``policy``, default ``subagent_policy``); it cannot use plan_enter / plan_write /
+        plan_exit unless ``plan_tools=True``; its own plan file is namespaced.
+
+        ``parent`` defaults to the agent this PlanMode's middleware serves.
+        """
+        from ._gate import PlanModeMiddleware
+
+        chosen = policy or self.subagent_policy
+        if chosen not in _POLICIES:
+            raise InvalidInputError(f"unknown policy {chosen!r}: use one of {', '.join(_POLICIES)}")
+        lists = ("_reply_middlewares", "_reasoning_middlewares", "_check_permission_middlewares")
+        if not all(isinstance(getattr(child, name, None), list) for name in lists):
+            raise InvalidInputError(f"attach_child expects an agentscope Agent, got {type(child).__name__}")
+        if any(isinstance(m, PlanModeMiddleware) for m in child._check_permission_middlewares):
+            raise InvalidInputError(f"agent {child.name!r} already has a plan-mode middleware")
+        mw = PlanModeMiddleware(self, parent=parent, policy=chosen, plan_tools=plan_tools)
+        for name in lists:
+            getattr(child, name).insert(0, mw)
+        return mw
+
+    # ---- the plan file of each agent ---------------------------------------------------
+
+    def note_primary(self, agent: Agent) -> None:
+        """Remembers the first agent served by the main middleware (default parent of children)."""
+        if self._primary is None or self._primary() is None:
+            self._primary = weakref.ref(agent)
+
+    def primary(self) -> Agent | None:
+        """The agent the main middleware serves, if known."""
+        return self._primary() if self._primary is not None else None
+
+    def load(self, state: AgentState) -> PlanBook:
+        """The plan book of ``state`` with this configuration's limits."""
+        return _store.load(state, self.max_plan_bytes, self.max_revisions_kept)
+
+    def bind(self, state: AgentState, agent_name: str, *, child: bool = False) -> PlanBook:
+        """Gives the agent its plan path (once) and restores a missing plan file from state."""
+        book = self.load(state)
+        if book.plan_path is None or book.agent_key is None:
+            key = book.agent_key or uuid.uuid4().hex
+            book.bind(key, self._assign_path(agent_name, key, child))
+            _store.save(state, book)
+        self._restore_file(state, book)
+        return book
+
+    def abs_path(self, book: PlanBook) -> str:
+        """The absolute plan file path of a bound book."""
+        return self.workspace.path(book.plan_path or self._plain_path)
+
+    def read_plan_file(self, book: PlanBook) -> str | None:
+        """The plan file's current text (None if missing)."""
+        return self.workspace.read(book.plan_path or self._plain_path, self.max_plan_bytes)
+
+    def write_plan_file(self, book: PlanBook, text: str) -> None:
+        """Replaces the plan file atomically."""
+        self.workspace.write(book.plan_path or self._plain_path, text)
+
+    def _restore_file(self, state: AgentState, book: PlanBook) -> None:
+        content = book.plan_content
+        if content is None or book.plan_path is None:
+            return
+        try:
+            present = self.workspace.read(book.plan_path, self.max_plan_bytes) is not None
+        except (PlanModeError, OSError):
+            present = True  # unreadable (e.g. a human saved binary): reported at approval time
+        if not present:
+            self.workspace.write(book.plan_path, content)
+            book.record_restored()
+            _store.save(state, book)
+
+    def _assign_path(self, agent_name: str, key: str, child: bool) -> str:
+        if not child and not self.per_agent_paths and self._claim(self._plain_path, key):
+            return self._plain_path
+        return plan_relpath(self.plan_dir, f"{agent_name}-{key[:8]}")
+
+    def _claim(self, rel: str, key: str) -> bool:
+        """Claims the plain plan path for one agent, in this process and on disk."""
+        head, _, name = rel.rpartition("/")
+        marker = f"{head}/.{name}.owner" if head else f".{name}.owner"
+        where = self.workspace.path(rel)
+        try:
+            owner = self.workspace.read(marker, 256)
+        except (PlanModeError, OSError):
+            return False
+        owner = owner.strip() if owner else None
+        if _CLAIMS.get(where, key) != key or (owner and owner != key):
+            return False
+        self.workspace.write(marker, key)
+        _CLAIMS[where] = key
+        return True
+
+
+def _task_tools() -> list[ToolBase]:
+    """The four Task tools: planmode's drop-ins when available, else AgentScope's own."""
+    from agentscope import tool as as_tool
+
+    from ... import agentscope as pm
+
+    return [getattr(pm, name, getattr(as_tool, name))() for name in sorted(TASK_TOOL_NAMES)]

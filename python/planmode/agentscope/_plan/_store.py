@@ -1,0 +1,105 @@
+"""Where plan-mode state lives: ``state.middle_context["planmode"]`` (plain JSON), loaded
+into a Rust ``PlanBook`` for each change and stored back right after it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agentscope.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
+from agentscope.permission import PermissionMode
+from agentscope.state import AgentState
+
+from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook
+from ...exceptions import InvalidInputError, UnknownModeError
+
+if TYPE_CHECKING:
+    from agentscope.agent import Agent
+
+#: The ``middle_context`` key holding plan-mode state.
+STATE_KEY = "planmode"
+
+
+def state_of(agent_or_state: Agent | AgentState) -> AgentState:
+    """The AgentState of an Agent, or the AgentState itself."""
+    if isinstance(agent_or_state, AgentState):
+        return agent_or_state
+    state = getattr(agent_or_state, "state", None)
+    if isinstance(state, AgentState):
+        return state
+    raise InvalidInputError(
+        f"expected an agentscope Agent or AgentState, got {type(agent_or_state).__name__}"
+    )
+
+
+def load(state: AgentState, max_plan_bytes: int = DEFAULT_MAX_PLAN_BYTES,
+         max_revisions_kept: int = 50) -> PlanBook:
+    """The plan book stored in ``state`` (a fresh one when plan mode was never used)."""
+    return PlanBook(state.middle_context.get(STATE_KEY), max_plan_bytes=max_plan_bytes,
+                    max_revisions_kept=max_revisions_kept)
+
+
+def save(state: AgentState, book: PlanBook) -> None:
+    """Stores the book as plain JSON in ``state.middle_context``."""
+    state.middle_context[STATE_KEY] = book.to_state()
+
+
+def mode_value(mode: PermissionMode | str) -> str:
+    """The value of a permission mode given as the enum or its value (``"accept_edits"``)."""
+    if isinstance(mode, PermissionMode):
+        return str(mode.value)
+    try:
+        return str(PermissionMode(mode).value)
+    except ValueError:
+        names = ", ".join(m.value for m in PermissionMode)
+        raise UnknownModeError(f"unknown permission mode {mode!r}: use one of {names}") from None
+
+
+def find_tool_call(state: AgentState, tool_call_id: str) -> tuple[Any, ToolCallBlock] | None:
+    """The message and block of a tool call in the context, newest first."""
+    for msg in reversed(state.context):
+        if not isinstance(msg.content, list):
+            continue
+        for block in msg.content:
+            if isinstance(block, ToolCallBlock) and block.id == tool_call_id:
+                return msg, block
+    return None
+
+
+def is_parked(state: AgentState, tool_call_id: str) -> bool:
+    """True when the tool call is waiting for a user confirmation."""
+    found = find_tool_call(state, tool_call_id)
+    return found is not None and found[1].state == ToolCallState.ASKING
+
+
+def close_parked_call(state: AgentState, tool_call_id: str, text: str) -> bool:
+    """Ends a parked tool call with a DENIED result, so the agent is no longer waiting."""
+    found = find_tool_call(state, tool_call_id)
+    if found is None or found[1].state != ToolCallState.ASKING:
+        return False
+    msg, block = found
+    block.state = ToolCallState.FINISHED
+    msg.content.append(
+        ToolResultBlock(id=block.id, name=block.name, output=text, state=ToolResultState.DENIED)
+    )
+    return True
+
+
+def apply_mode(state: AgentState, mode: str, actor: str) -> None:
+    """Switches the permission mode in place (the engine holds this context object) and
+    records the change in the plan audit log when plan mode is in use."""
+    old = mode_value(state.permission_context.mode)
+    new = mode_value(mode)
+    state.permission_context.mode = PermissionMode(new)
+    record_mode_change(state, old, new, actor)
+
+
+def record_mode_change(agent_or_state: Agent | AgentState, from_mode: PermissionMode | str,
+                       to_mode: PermissionMode | str, actor: str = "user") -> bool:
+    """Adds a ``mode_change`` audit entry when plan mode is in use; returns True if recorded."""
+    state = state_of(agent_or_state)
+    if STATE_KEY not in state.middle_context:
+        return False
+    book = load(state)
+    book.record_mode_change(actor, mode_value(from_mode), mode_value(to_mode))
+    save(state, book)
+    return True

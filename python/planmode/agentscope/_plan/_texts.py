@@ -1,0 +1,256 @@
+"""Every text plan mode shows the model or the human, in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PLAN_ENTER = "plan_enter"
+PLAN_WRITE = "plan_write"
+PLAN_EXIT = "plan_exit"
+TODO_WRITE = "todo_write"
+PLAN_TOOL_NAMES = frozenset({PLAN_ENTER, PLAN_WRITE, PLAN_EXIT})
+TASK_TOOL_NAMES = frozenset({"TaskCreate", "TaskGet", "TaskList", "TaskUpdate"})
+
+#: The key under which the human's answer travels inside the confirmed plan_exit call.
+ANSWER_KEY = "_planmode_answer"
+
+#: The HintBlock source of plan-mode notes (same label/sublabel shape as AgentScope's own).
+HINT_SOURCE = '{"label": "System", "sublabel": "Plan Mode"}'
+
+DENIED = (
+    "Blocked: you are in PLAN mode (read-only). You may investigate and run read-only tools, "
+    "record your plan with plan_write, and call plan_exit when ready to execute. Do not modify "
+    "files or run mutating commands until the plan is approved."
+)
+
+NO_HUMAN = (
+    "plan_exit needs a human to approve the plan, but no human is available in the current "
+    "permission mode (DONT_ASK). You are still in PLAN mode (read-only): keep the plan in "
+    "plan_write and end your turn; a person (or an administrator) must approve or end plan mode."
+)
+
+PLAN_EXIT_ARGS = (
+    "plan_exit takes only an optional `summary` argument; remove {keys} and call it again."
+)
+
+SUBAGENT_NO_PLAN_TOOLS = (
+    "{tool} is not available to sub-agents: the parent agent owns plan mode. Investigate and "
+    "report back instead."
+)
+
+PARENT_UNKNOWN = (
+    "Blocked: this sub-agent was attached to plan mode but its parent agent is not known yet, "
+    "so it is read-only. Attach it with plan.attach_child(child, parent=parent_agent)."
+)
+
+ENTER_DESCRIPTION = (
+    "Enter PLAN mode: a read-only phase for investigating the codebase and designing an "
+    "approach before making any changes. While in plan mode you cannot edit files or run "
+    "mutating commands; use plan_write to record your plan and plan_exit when you are ready "
+    "to execute. Use this for non-trivial, multi-step, or ambiguous tasks."
+)
+WRITE_DESCRIPTION = (
+    "Create or overwrite the current plan as a markdown document. Pass the COMPLETE plan "
+    "content; it replaces the file. Use clear sections (goal, steps, risks, verification) and "
+    "number the steps (1., 2., ...). Only available in PLAN mode."
+)
+EXIT_DESCRIPTION = (
+    "Finish planning and request permission to start executing the plan. This pauses for the "
+    "user to approve your plan (it is read from the plan file; do not repeat it). On approval "
+    "you return to BUILD mode and may modify files; if the user requests changes or rejects "
+    "it you stay in PLAN mode and should revise. Do not ask 'is this plan okay?' in text: "
+    "call plan_exit."
+)
+TODO_DESCRIPTION = (
+    "Replace the whole todo list. Each item: content (non-blank), status (pending, "
+    "in_progress or completed) and optional priority (high, medium, low). While any item is "
+    "open keep exactly one in_progress. Call it again with the full list whenever progress "
+    "changes."
+)
+
+ASK_MESSAGE = (
+    "The agent wants to finish planning and start executing plan revision {revision} at "
+    "{path}. Approve to continue in BUILD mode, request changes or reject to keep planning."
+)
+
+
+def short_sha(sha: str | None) -> str:
+    """The first 12 hex digits of a sha256."""
+    return (sha or "")[:12]
+
+
+def entered(path: str, how: str, revision: int | None) -> str:
+    """plan_enter's result."""
+    if how == "already_active":
+        return f'Already in PLAN mode (read-only). Plan file: "{path}".'
+    text = (
+        "Entered PLAN mode (read-only). Investigate freely, then call plan_write to record your "
+        f'plan at "{path}". When the plan is ready, call plan_exit to request approval and begin '
+        "executing."
+    )
+    if how == "reentered" and revision is not None:
+        text += (
+            f' The previous plan (revision {revision}) is kept at "{path}": read it first; if the '
+            "task is different, replace it. Your next plan_write becomes a new revision."
+        )
+    return text
+
+
+def saved(path: str, result: dict[str, Any], human_edit: int | None) -> str:
+    """plan_write's result."""
+    rev, sha = result["revision"], short_sha(result["sha256"])
+    if result["unchanged"]:
+        text = f'Plan unchanged at "{path}" (still revision {rev}, sha256 {sha}).'
+    else:
+        text = f'Plan saved to "{path}" (revision {rev}, sha256 {sha}).'
+    if human_edit is not None:
+        text += (
+            f" Note: the user had edited the plan file since your last write; their version was "
+            f"kept as revision {human_edit} and your write replaced it. Check that you kept "
+            "their changes."
+        )
+    return text
+
+
+def approved(path: str, d: dict[str, Any], actor: str, plan: str | None, mode: str | None,
+             seeded: bool) -> str:
+    """plan_exit's result after an approval."""
+    rev = f"revision {d['revision']}, sha256 {short_sha(d['sha256'])}"
+    if d["edited"]:
+        head = (
+            f"Plan approved with edits by the user ({rev}, edited by user). The approved plan "
+            f'at "{path}" differs from what you wrote; it is included below. Follow it, not your '
+            "earlier version."
+        )
+    else:
+        head = f'Plan approved ({rev}) by {actor}. The approved plan is at "{path}".'
+    parts = [
+        head,
+        "You are now in BUILD mode and may modify files and run commands. Start executing the "
+        "plan now. "
+        + (
+            "Your todo list was seeded from the plan's numbered steps; keep exactly one item "
+            "in_progress and update it with todo_write as you go."
+            if seeded
+            else "Seed your todo list with todo_write (one item per plan step), keep exactly one "
+            "task in_progress, and update it as you go."
+        ),
+    ]
+    if mode:
+        parts.append(f"The permission mode is now {mode}.")
+    if d.get("feedback"):
+        parts.append("The user added:\n" + d["feedback"])
+    if d["edited"] and plan:
+        parts.append("## Approved Plan (edited by user):\n" + plan)
+    return "\n\n".join(parts)
+
+
+def not_approved(path: str, d: dict[str, Any], actor: str) -> str:
+    """plan_exit's result after request_changes or reject (feedback verbatim, last)."""
+    what = "requested changes to" if d["decision"] == "request_changes" else "rejected"
+    text = (
+        f"The user ({actor}) {what} your plan (revision {d['revision']}). You are still in PLAN "
+        f'mode (read-only). Revise the plan at "{path}" with plan_write, then call plan_exit '
+        "again."
+    )
+    if d.get("edited"):
+        text += f" The user also edited the plan: it is now revision {d['revision']}; start from it."
+    if d.get("feedback"):
+        label = "Requested changes" if d["decision"] == "request_changes" else "Reason"
+        text += f"\n\n{label}:\n{d['feedback']}"
+    return text
+
+
+def answer_failed(error: str) -> str:
+    """plan_exit's result when the human's answer could not be applied."""
+    return (
+        f"The answer to your plan could not be applied: {error}. Nothing was approved; you are "
+        "still in PLAN mode (read-only). Call plan_exit again to ask for approval."
+    )
+
+
+def cancelled_by(actor: str) -> str:
+    """The result given to a parked plan_exit when plan mode is ended without a decision."""
+    return (
+        f"Plan mode was ended by {actor} before the plan was approved. You are in BUILD mode "
+        "now; no plan was approved, so confirm the next steps with the user before large changes."
+    )
+
+
+def todo_summary(todos: list[dict[str, Any]]) -> str:
+    """todo_write's result: counts and the list with [x] / [~] / [ ] marks."""
+    if not todos:
+        return "Todo list cleared (0 items)."
+    counts = {s: sum(1 for t in todos if t["status"] == s) for s in ("in_progress", "pending", "completed")}
+    head = (
+        f"Todo list updated: {counts['in_progress']} in progress, {counts['pending']} pending, "
+        f"{counts['completed']} completed."
+    )
+    return head + "\n" + todo_lines(todos)
+
+
+def todo_lines(todos: list[dict[str, Any]]) -> str:
+    """One line per todo: `- [~] content (priority: high)`."""
+    mark = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
+    return "\n".join(
+        f"- {mark[t['status']]} {t['content']}"
+        + (f" (priority: {t['priority']})" if t.get("priority") else "")
+        for t in todos
+    )
+
+
+def planning_banner(path: str, revision: int | None, sha: str | None, shell: bool,
+                    extra: tuple[str, ...]) -> str:
+    """The note shown to the model while it plans."""
+    where = f"revision {revision}, sha256 {short_sha(sha)}" if revision else "no plan written yet"
+    lines = [
+        f'PLAN MODE is active (read-only). Plan file: "{path}" ({where}).',
+        "- Investigate with read-only tools only; any call that could modify something is "
+        "blocked.",
+    ]
+    if shell:
+        lines.append("- Shell commands are allowed only when they are provably read-only (no "
+                     "redirections, no mutating commands).")
+    if extra:
+        lines.append(f"- Also available for read-only investigation: {', '.join(extra)}.")
+    lines += [
+        "- ACT, do not just narrate: record the complete plan with plan_write (goal, numbered "
+        "steps, risks, verification). Never claim a plan exists unless you have called plan_write.",
+        "- When the plan is ready, call plan_exit to ask the user for approval.",
+        "- If something essential is unclear, stop and ask one specific question.",
+    ]
+    return "\n".join(lines)
+
+
+def build_note(path: str, revision: int, edited: bool, actor: str | None) -> str:
+    """The note shown to the model after its plan was approved."""
+    how = ", edited by the user" if edited else ""
+    return (
+        f'BUILD mode: the plan at "{path}" (revision {revision}{how}) was approved by '
+        f"{actor or 'the user'}. Read it and execute it step by step; track progress with "
+        "todo_write, keeping exactly one item in_progress."
+    )
+
+
+def forced_note(actor: str | None, path: str | None, has_plan: bool) -> str:
+    """The note shown after plan mode was ended without approval."""
+    text = f"Plan mode was ended by {actor or 'an administrator'} without an approved plan."
+    if has_plan and path:
+        text += f' The last draft is at "{path}" but it was NOT approved.'
+    return text + " You may modify files now."
+
+
+def child_note() -> str:
+    """The note shown to a sub-agent while its parent plans (enforce policy)."""
+    return (
+        "Your parent agent is in PLAN mode, so you are read-only until its plan is approved. "
+        "Investigate and report what you find; do not modify files or run mutating commands."
+    )
+
+
+def wrap_hint(body: str | None, todos: list[dict[str, Any]]) -> str | None:
+    """A note in `<plan-mode>` tags followed by the todo list in `<todos>` tags (each if any)."""
+    parts = [f"<plan-mode>\n{body}\n</plan-mode>"] if body else []
+    if todos:
+        parts.append(f"<todos>\n{todo_lines(todos)}\n</todos>")
+    return "\n".join(parts) or None

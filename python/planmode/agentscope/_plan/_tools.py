@@ -1,0 +1,226 @@
+"""The model-facing tools: plan_enter, plan_write, plan_exit and todo_write."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agentscope.message import TextBlock, ToolResultState
+from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision
+from agentscope.permission import PermissionRule
+from agentscope.state import AgentState
+from agentscope.tool import ToolBase, ToolChunk
+
+from ..._core import PlanBook, plan_sha256
+from ...exceptions import PlanModeError
+from . import _store, _texts
+from ._texts import ANSWER_KEY
+
+if TYPE_CHECKING:
+    from ._mode import PlanMode
+
+
+def _chunk(text: str, state: ToolResultState = ToolResultState.SUCCESS,
+           **metadata: Any) -> ToolChunk:
+    return ToolChunk(content=[TextBlock(text=text)], state=state, metadata=metadata)
+
+
+def _error(text: str) -> ToolChunk:
+    return _chunk(f"Error: {text}", ToolResultState.ERROR)
+
+
+class _PlanTool(ToolBase):
+    """Common ground: state-injected, sequential, bound to one ``PlanMode``."""
+
+    is_concurrency_safe = False
+    is_read_only = False
+    is_state_injected = True
+
+    def __init__(self, plan: PlanMode) -> None:
+        super().__init__()
+        self.plan = plan
+
+    async def check_permissions(self, tool_input: dict[str, Any],
+                                context: PermissionContext) -> PermissionDecision:
+        """Plan tools touch only plan-mode state and the plan file; the middleware gates them."""
+        return PermissionDecision(behavior=PermissionBehavior.ALLOW,
+                                  message=f"{self.name} is a plan-mode tool.")
+
+    def _book(self, state: AgentState) -> PlanBook:
+        if not isinstance(state, AgentState):
+            raise PlanModeError(f"{self.name} needs the agent state (is_state_injected)")
+        return self.plan.bind(state, "agent")
+
+
+class PlanEnter(_PlanTool):
+    """``plan_enter``: enter read-only plan mode (no human gate on entry)."""
+
+    name = _texts.PLAN_ENTER
+    description = _texts.ENTER_DESCRIPTION
+    input_schema: dict[str, Any] = {"type": "object", "properties": {}}
+
+    async def call(self, _agent_state: AgentState) -> ToolChunk:
+        """Enters plan mode; re-entry keeps the plan and its revisions."""
+        book = self._book(_agent_state)
+        how = book.enter("model")
+        _store.save(_agent_state, book)
+        return _chunk(_texts.entered(self.plan.abs_path(book), how, book.revision), phase=book.phase)
+
+
+class PlanWrite(_PlanTool):
+    """``plan_write(content)``: replace the one plan file atomically (plan mode only)."""
+
+    name = _texts.PLAN_WRITE
+    description = _texts.WRITE_DESCRIPTION
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"content": {"type": "string", "description": "The full markdown plan content."}},
+        "required": ["content"],
+    }
+
+    async def call(self, _agent_state: AgentState, content: Any = None) -> ToolChunk:
+        """Records a new revision and writes the plan file; refuses outside plan mode."""
+        work = self._book(_agent_state)
+        try:
+            human = self._keep_human_edit(work) if work.phase == "planning" else None
+            result = work.write(content)
+            self.plan.write_plan_file(work, content)
+        except (PlanModeError, OSError) as exc:
+            return _error(str(exc))
+        _store.save(_agent_state, work)
+        return _chunk(_texts.saved(self.plan.abs_path(work), result, human),
+                      revision=result["revision"], sha256=result["sha256"])
+
+    def _keep_human_edit(self, book: PlanBook) -> int | None:
+        """Keeps a human edit of the file (since the last revision) as its own revision."""
+        if book.revision is None:
+            return None
+        try:
+            on_disk = self.plan.read_plan_file(book)
+        except (PlanModeError, OSError):
+            return None
+        if on_disk is None or not on_disk.strip() or plan_sha256(on_disk) == book.sha256:
+            return None
+        return int(book.record_file_edit(on_disk)["revision"])
+
+
+class PlanExit(_PlanTool):
+    """``plan_exit(summary?)``: ask the human to approve the plan.
+
+    The middleware parks the call on AgentScope's ``RequireUserConfirmEvent``; when the human
+    answers (``answer_plan`` or a plain ``ConfirmResult``) this tool applies the decision and
+    tells the model the outcome, feedback verbatim.
+    """
+
+    name = _texts.PLAN_EXIT
+    description = _texts.EXIT_DESCRIPTION
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "summary": {
+                "type": "string",
+                "description": "Optional short summary of the plan for the user to approve.",
+            }
+        },
+    }
+
+    async def check_permissions(self, tool_input: dict[str, Any],
+                                context: PermissionContext) -> PermissionDecision:
+        """Always a human question (the middleware also forces it in every mode)."""
+        return PermissionDecision(behavior=PermissionBehavior.ASK, bypass_immune=True,
+                                  message="Approve the plan to leave PLAN mode.")
+
+    async def generate_suggestions(self, tool_input: dict[str, Any]) -> list[PermissionRule]:
+        """No 'always allow' for plan approval."""
+        return []
+
+    async def call(self, _agent_state: AgentState, summary: Any = None,
+                   **answer_arg: Any) -> ToolChunk:
+        """Applies the human's decision to the pending approval."""
+        book = self._book(_agent_state)
+        extra = set(answer_arg) - {ANSWER_KEY}
+        if extra:
+            return _error(_texts.PLAN_EXIT_ARGS.format(keys=", ".join(sorted(extra))))
+        if book.phase != "awaiting_approval":
+            try:
+                book.check_exit()
+            except PlanModeError as exc:
+                return _error(str(exc))
+            return _error("plan_exit was not routed through the plan-mode middleware; add "
+                          "plan.middleware() FIRST in the agent's middlewares.")
+        pending = book.pending or {}
+        answer = answer_arg.get(ANSWER_KEY)
+        if pending.get("auto"):
+            answer = {"decision": "approve", "actor": "policy",
+                      "feedback": "Approved automatically (auto_approve_in_bypass under BYPASS)."}
+        return self._apply(_agent_state, book, answer if isinstance(answer, dict) else {})
+
+    def _apply(self, state: AgentState, book: PlanBook, answer: dict[str, Any]) -> ToolChunk:
+        actor = str(answer.get("actor") or "user")
+        work = book.copy()
+        try:
+            on_disk = self.plan.read_plan_file(work)
+            edited_file = on_disk if on_disk is not None and plan_sha256(on_disk) != work.sha256 else None
+            d = work.decide(
+                str(answer.get("decision") or "approve"), actor,
+                feedback=answer.get("feedback"), edited_plan=answer.get("edited_plan"),
+                file_text=edited_file, revision=answer.get("revision"),
+                next_mode=answer.get("next_mode"),
+            )
+            if work.plan_content is not None and work.plan_content != on_disk:
+                self.plan.write_plan_file(work, work.plan_content)
+        except (PlanModeError, OSError) as exc:
+            book.cancel_pending("system", f"answer not applied: {exc}")
+            _store.save(state, book)
+            return _error(_texts.answer_failed(str(exc)))
+        path = self.plan.abs_path(work)
+        meta = {"decision": d["decision"], "revision": d["revision"], "sha256": d["sha256"]}
+        if d["decision"] not in ("approve", "approve_with_edits"):
+            _store.save(state, work)
+            return _chunk(_texts.not_approved(path, d, actor), ToolResultState.DENIED, **meta)
+        seeded = self.plan.seed_todos_on_approval and work.seed_todos_from_plan()
+        _store.save(state, work)
+        if d["next_mode"]:
+            _store.apply_mode(state, d["next_mode"], actor)
+        text = _texts.approved(path, d, actor, work.plan_content, d["next_mode"], seeded)
+        return _chunk(text, **meta)
+
+
+class TodoWrite(_PlanTool):
+    """``todo_write(todos)``: replace the whole todo list (validated; exactly one in_progress)."""
+
+    name = _texts.TODO_WRITE
+    description = _texts.TODO_DESCRIPTION
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "todos": {
+                "type": "array",
+                "description": "The complete todo list (replaces the previous one).",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "content": {"type": "string", "description": "What to do."},
+                        "status": {"type": "string",
+                                   "description": "pending, in_progress or completed."},
+                        "priority": {"type": "string", "description": "Optional: high, medium or low."},
+                    },
+                    "required": ["content", "status"],
+                },
+            }
+        },
+        "required": ["todos"],
+    }
+
+    async def check_read_only(self, tool_input: dict[str, Any]) -> bool:
+        """The todo list lives in agent state only; it changes nothing in the workspace."""
+        return True
+
+    async def call(self, _agent_state: AgentState, todos: Any = None) -> ToolChunk:
+        """Validates and stores the list; errors name the offending item."""
+        book = self._book(_agent_state)
+        try:
+            stored = book.set_todos(todos)
+        except PlanModeError as exc:
+            return _error(str(exc))
+        _store.save(_agent_state, book)
+        return _chunk(_texts.todo_summary(stored))

@@ -1,0 +1,69 @@
+//! Extracts the numbered steps of a markdown plan (`1. Do x`, `2) Do y`) to seed a todo list.
+
+use super::todo::{MAX_TODO_CHARS, MAX_TODOS};
+
+/// The text of each top-level numbered list item, in order (outside fenced code blocks),
+/// with surrounding `**`/`` ` `` emphasis kept as written. At most [`MAX_TODOS`] items;
+/// duplicates are dropped.
+pub fn numbered_steps(plan: &str) -> Vec<String> {
+    let mut steps: Vec<String> = Vec::new();
+    let mut in_fence = false;
+    for line in plan.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        // Top level only: at most three spaces of indentation.
+        if in_fence || line.len() - trimmed.len() > 3 {
+            continue;
+        }
+        if let Some(step) = step_text(trimmed)
+            && !steps.iter().any(|s| s == &step)
+        {
+            steps.push(step);
+            if steps.len() == MAX_TODOS {
+                break;
+            }
+        }
+    }
+    steps
+}
+
+/// `"12. Do x"` or `"12) Do x"` -> `Some("Do x")` (trimmed, length-capped).
+fn step_text(line: &str) -> Option<String> {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 4 {
+        return None;
+    }
+    let rest = &line[digits..];
+    let rest = rest.strip_prefix('.').or_else(|| rest.strip_prefix(')'))?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let text = rest.trim();
+    if text.is_empty() {
+        return None;
+    }
+    Some(text.chars().take(MAX_TODO_CHARS).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_top_level_numbered_items() {
+        let plan = "# Plan\n\n1. Open the controller\n2) Change validation\n    1. nested is skipped\n\n\
+                    ```\n3. not a step\n```\n10. Run tests\n1.5 not a step\n4.no space\n";
+        assert_eq!(
+            numbered_steps(plan),
+            vec!["Open the controller", "Change validation", "Run tests"]
+        );
+    }
+
+    #[test]
+    fn none_when_unnumbered() {
+        assert!(numbered_steps("just prose\n- a bullet").is_empty());
+    }
+}

@@ -1,0 +1,312 @@
+//! `PlanBook`: the plan-mode state machine over the JSON stored in
+//! `agent.state.middle_context["planmode"]`. Load it, apply one transition, store `to_state()`.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::{text_arg, to_py_err};
+use crate::core::plan::content::DEFAULT_MAX_PLAN_BYTES;
+use crate::core::plan::machine::WriteOutcome;
+use crate::core::plan::{Answer, Decision, EnterOutcome, ForceExit, Limits, PlanState, clock, parse_todos};
+use crate::py::convert::{to_json_value, to_py};
+use crate::py::exceptions::{InvalidInputError, StateLoadError};
+
+/// The plan-mode state of one agent with its transitions. Every method either applies
+/// completely or raises and changes nothing. `at` (RFC 3339) defaults to now.
+#[pyclass(module = "planmode._core", name = "PlanBook")]
+pub struct PyPlanBook {
+    state: PlanState,
+    limits: Limits,
+}
+
+fn ser<'py, T: Serialize>(py: Python<'py>, v: &T) -> PyResult<Bound<'py, PyAny>> {
+    to_py(py, &serde_json::to_value(v).unwrap_or(Value::Null))
+}
+
+fn at_or_now(at: Option<String>) -> String {
+    at.unwrap_or_else(clock::now_rfc3339)
+}
+
+fn opt_text(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<String>> {
+    obj.filter(|o| !o.is_none()).map(|o| text_arg(o, what)).transpose()
+}
+
+fn write_dict<'py>(py: Python<'py>, w: &WriteOutcome) -> PyResult<Bound<'py, PyAny>> {
+    to_py(py, &json!({"revision": w.revision, "sha256": w.sha256, "unchanged": w.unchanged}))
+}
+
+#[pymethods]
+impl PyPlanBook {
+    #[new]
+    #[pyo3(signature = (state = None, *, max_plan_bytes = DEFAULT_MAX_PLAN_BYTES, max_revisions_kept = 50))]
+    fn new(state: Option<&Bound<'_, PyAny>>, max_plan_bytes: usize, max_revisions_kept: usize) -> PyResult<Self> {
+        if max_plan_bytes == 0 || max_revisions_kept == 0 {
+            return Err(InvalidInputError::new_err("max_plan_bytes and max_revisions_kept must be at least 1"));
+        }
+        let value = match state {
+            Some(s) if !s.is_none() => to_json_value(s, "plan-mode state")
+                .map_err(|e| StateLoadError::new_err(e.to_string()))?,
+            _ => Value::Null,
+        };
+        let state = PlanState::from_json(value).map_err(to_py_err)?;
+        Ok(Self { state, limits: Limits { max_plan_bytes, max_revisions_kept } })
+    }
+
+    /// The JSON-ready dict to store in `middle_context["planmode"]`.
+    fn to_state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.state.to_json())
+    }
+
+    /// An independent copy.
+    fn copy(&self) -> Self {
+        Self { state: self.state.clone(), limits: self.limits }
+    }
+
+    /// `never_entered`, `planning`, `awaiting_approval` or `building`.
+    #[getter]
+    fn phase(&self) -> &'static str {
+        self.state.phase.as_str()
+    }
+
+    /// `never_entered`, `planning_with_plan`, `planning_without_plan`, `exited_with_plan`, `exited_without_plan`.
+    #[getter]
+    fn outcome(&self) -> &'static str {
+        self.state.outcome().as_str()
+    }
+
+    /// True while planning or awaiting approval.
+    #[getter]
+    fn active(&self) -> bool {
+        self.state.phase.is_active()
+    }
+
+    /// Latest revision number, or None before any plan.
+    #[getter]
+    fn revision(&self) -> Option<u32> {
+        self.state.latest().map(|r| r.number)
+    }
+
+    /// sha256 of the latest revision.
+    #[getter]
+    fn sha256(&self) -> Option<String> {
+        self.state.latest().map(|r| r.sha256.clone())
+    }
+
+    /// Text of the latest revision.
+    #[getter]
+    fn plan_content(&self) -> Option<String> {
+        self.state.latest().and_then(|r| r.content.clone())
+    }
+
+    /// Workspace-relative plan file path (set once by `bind`).
+    #[getter]
+    fn plan_path(&self) -> Option<String> {
+        self.state.plan_path.clone()
+    }
+
+    /// Owner key of the plan file (set once by `bind`).
+    #[getter]
+    fn agent_key(&self) -> Option<String> {
+        self.state.agent_key.clone()
+    }
+
+    /// The revision approved last.
+    #[getter]
+    fn approved_revision(&self) -> Option<u32> {
+        self.state.approved_revision
+    }
+
+    /// Who ended plan mode last.
+    #[getter]
+    fn exited_by(&self) -> Option<String> {
+        self.state.exited_by.clone()
+    }
+
+    /// The parked approval request as a dict, or None.
+    #[getter]
+    fn pending<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        ser(py, &self.state.pending)
+    }
+
+    /// The todo list (list of dicts).
+    #[getter]
+    fn todos<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        ser(py, &self.state.todos)
+    }
+
+    /// The audit log (list of dicts), oldest first.
+    #[getter]
+    fn audit<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        ser(py, &self.state.audit)
+    }
+
+    /// Every revision (list of dicts; `content` is None for pruned ones).
+    #[getter]
+    fn revisions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        ser(py, &self.state.revisions)
+    }
+
+    /// Sets the owner key and plan path once (later calls keep the stored values).
+    fn bind(&mut self, agent_key: &str, plan_path: &str) -> PyResult<()> {
+        self.state.bind(agent_key, plan_path).map_err(to_py_err)
+    }
+
+    /// Enters plan mode: returns `entered`, `reentered` or `already_active`.
+    #[pyo3(signature = (actor = "model", at = None))]
+    fn enter(&mut self, actor: &str, at: Option<String>) -> PyResult<&'static str> {
+        let out = self.state.enter(actor, &at_or_now(at)).map_err(to_py_err)?;
+        Ok(match out {
+            EnterOutcome::Entered => "entered",
+            EnterOutcome::Reentered => "reentered",
+            EnterOutcome::AlreadyActive => "already_active",
+        })
+    }
+
+    /// Records a plan revision (planning only): `{revision, sha256, unchanged}`.
+    #[pyo3(signature = (content, actor = "model", at = None))]
+    fn write<'py>(
+        &mut self,
+        py: Python<'py>,
+        content: &Bound<'py, PyAny>,
+        actor: &str,
+        at: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let text = text_arg(content, "plan content")?;
+        let w = self.state.write(&text, actor, &at_or_now(at), &self.limits).map_err(to_py_err)?;
+        write_dict(py, &w)
+    }
+
+    /// Records a human edit of the plan file as a revision marked edited by the user.
+    #[pyo3(signature = (content, actor = "user", at = None))]
+    fn record_file_edit<'py>(
+        &mut self,
+        py: Python<'py>,
+        content: &Bound<'py, PyAny>,
+        actor: &str,
+        at: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let text = text_arg(content, "edited plan file")?;
+        let w = self.state.record_file_edit(&text, actor, &at_or_now(at), &self.limits).map_err(to_py_err)?;
+        write_dict(py, &w)
+    }
+
+    /// Raises PlanStateError unless `plan_exit` may ask for approval now; returns the revision.
+    fn check_exit(&self) -> PyResult<u32> {
+        self.state.check_exit().map_err(to_py_err)
+    }
+
+    /// Parks `plan_exit` on approval of the latest revision; returns that revision.
+    #[pyo3(signature = (reply_id, tool_call_id, summary = None, *, auto = false, at = None))]
+    fn request_exit(
+        &mut self,
+        reply_id: &str,
+        tool_call_id: &str,
+        summary: Option<&Bound<'_, PyAny>>,
+        auto: bool,
+        at: Option<String>,
+    ) -> PyResult<u32> {
+        let summary = opt_text(summary, "summary")?;
+        self.state
+            .request_exit(reply_id, tool_call_id, summary.as_deref(), auto, &at_or_now(at))
+            .map_err(to_py_err)
+    }
+
+    /// Records a `plan_exit` refused before reaching a human.
+    #[pyo3(signature = (reason, at = None))]
+    fn record_exit_refused(&mut self, reason: &str, at: Option<String>) {
+        self.state.record_exit_refused(reason, &at_or_now(at));
+    }
+
+    /// Applies the answer to the pending approval; returns
+    /// `{decision, revision, sha256, edited, feedback, next_mode}`.
+    #[pyo3(signature = (decision, actor = "user", *, feedback = None, edited_plan = None,
+                        file_text = None, revision = None, next_mode = None, at = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn decide<'py>(
+        &mut self,
+        py: Python<'py>,
+        decision: &str,
+        actor: &str,
+        feedback: Option<&Bound<'py, PyAny>>,
+        edited_plan: Option<&Bound<'py, PyAny>>,
+        file_text: Option<&Bound<'py, PyAny>>,
+        revision: Option<u32>,
+        next_mode: Option<String>,
+        at: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let answer = Answer {
+            decision: Some(Decision::parse(decision).map_err(to_py_err)?),
+            actor: actor.to_string(),
+            feedback: opt_text(feedback, "feedback")?,
+            edited_plan: opt_text(edited_plan, "edited plan")?,
+            file_text: opt_text(file_text, "edited plan file")?,
+            revision,
+            next_mode,
+        };
+        let d = self.state.decide(&answer, &at_or_now(at), &self.limits).map_err(to_py_err)?;
+        to_py(
+            py,
+            &json!({"decision": d.decision.as_str(), "revision": d.revision, "sha256": d.sha256,
+                    "edited": d.edited, "feedback": d.feedback, "next_mode": d.next_mode}),
+        )
+    }
+
+    /// Ends plan mode without a human. Returns None when not active, else
+    /// `{"cancelled": <pending dict or None>}`.
+    #[pyo3(signature = (actor, at = None))]
+    fn force_exit<'py>(&mut self, py: Python<'py>, actor: &str, at: Option<String>) -> PyResult<Bound<'py, PyAny>> {
+        match self.state.force_exit(actor, &at_or_now(at)).map_err(to_py_err)? {
+            ForceExit::NotActive => Ok(py.None().into_bound(py)),
+            ForceExit::Exited { cancelled } => {
+                let d = PyDict::new(py);
+                d.set_item("cancelled", ser(py, &cancelled)?)?;
+                Ok(d.into_any())
+            }
+        }
+    }
+
+    /// Withdraws a pending approval (stays in plan mode); False when nothing was pending.
+    #[pyo3(signature = (actor, detail, at = None))]
+    fn cancel_pending(&mut self, actor: &str, detail: &str, at: Option<String>) -> PyResult<bool> {
+        self.state.cancel_pending(actor, detail, &at_or_now(at)).map_err(to_py_err)
+    }
+
+    /// Records a permission-mode change (mode values: default, accept_edits, explore, bypass, dont_ask).
+    #[pyo3(signature = (actor, from_mode, to_mode, at = None))]
+    fn record_mode_change(&mut self, actor: &str, from_mode: &str, to_mode: &str, at: Option<String>) -> PyResult<()> {
+        self.state.record_mode_change(actor, from_mode, to_mode, &at_or_now(at)).map_err(to_py_err)
+    }
+
+    /// Records that the plan file was restored from state.
+    #[pyo3(signature = (at = None))]
+    fn record_restored(&mut self, at: Option<String>) {
+        self.state.record_restored(&at_or_now(at));
+    }
+
+    /// Replaces the todo list after validating it; returns the stored list.
+    fn set_todos<'py>(&mut self, py: Python<'py>, todos: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let parsed = parse_todos(&to_json_value(todos, "todos")?).map_err(to_py_err)?;
+        self.state.set_todos(parsed);
+        ser(py, &self.state.todos)
+    }
+
+    /// Seeds an empty todo list from the approved plan's numbered steps; True when seeded.
+    fn seed_todos_from_plan(&mut self) -> bool {
+        self.state.seed_todos_from_plan()
+    }
+
+    fn __repr__(&self) -> String {
+        let rev = self.state.latest().map_or_else(|| "None".to_string(), |r| r.number.to_string());
+        format!("PlanBook(phase={:?}, revision={rev})", self.state.phase.as_str())
+    }
+
+    fn __getnewargs_ex__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        let args = pyo3::types::PyTuple::new(py, [self.to_state(py)?])?.into_any();
+        let kw = PyDict::new(py);
+        kw.set_item("max_plan_bytes", self.limits.max_plan_bytes)?;
+        kw.set_item("max_revisions_kept", self.limits.max_revisions_kept)?;
+        Ok((args, kw))
+    }
+}

@@ -1,0 +1,89 @@
+//! Bindings for the plan-mode manager: `PlanBook` (the state machine over the stored JSON),
+//! `PlanWorkspace` (safe plan-file I/O) and a few helpers.
+
+mod book;
+mod workspace;
+
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use super::exceptions::{InvalidInputError, PathEscapeError, PlanStateError, StateLoadError, UnknownModeError};
+use crate::core::plan::content::{DEFAULT_MAX_PLAN_BYTES, sha256_hex, validate_plan_text};
+use crate::core::plan::{PlanError, clock, path, steps};
+
+/// Maps a core error to the matching `planmode.exceptions` class (or `OSError`).
+pub(crate) fn to_py_err(e: PlanError) -> PyErr {
+    match e {
+        PlanError::InvalidInput(m) => InvalidInputError::new_err(m),
+        PlanError::PathEscape(m) => PathEscapeError::new_err(m),
+        PlanError::Phase(m) => PlanStateError::new_err(m),
+        PlanError::StateLoad(m) => StateLoadError::new_err(m),
+        PlanError::UnknownMode(m) => UnknownModeError::new_err(m),
+        PlanError::Io(m) => pyo3::exceptions::PyOSError::new_err(m),
+    }
+}
+
+/// Extracts a `str` argument as UTF-8, naming `what` when it is not a str or holds lone surrogates.
+pub(crate) fn text_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    let s = obj.cast::<PyString>().map_err(|_| {
+        let ty = obj.get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string());
+        InvalidInputError::new_err(format!("{what} must be a str, got {ty}"))
+    })?;
+    s.to_str().map(str::to_string).map_err(|_| {
+        InvalidInputError::new_err(format!("{what} is not valid UTF-8 text (it contains lone surrogates)"))
+    })
+}
+
+/// Lowercase hex sha256 of the UTF-8 bytes of `text`.
+#[pyfunction]
+fn plan_sha256(text: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(sha256_hex(&text_arg(text, "text")?))
+}
+
+/// Checks plan text (non-blank, no NUL, at most `max_bytes`); raises InvalidInputError.
+#[pyfunction]
+#[pyo3(signature = (text, max_bytes = DEFAULT_MAX_PLAN_BYTES, what = "plan content"))]
+fn check_plan_text(text: &Bound<'_, PyAny>, max_bytes: usize, what: &str) -> PyResult<()> {
+    validate_plan_text(&text_arg(text, what)?, max_bytes, what).map_err(to_py_err)
+}
+
+/// The numbered steps (`1. ...`) of a markdown plan, in order.
+#[pyfunction]
+fn plan_steps(text: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    Ok(steps::numbered_steps(&text_arg(text, "plan text")?))
+}
+
+/// The plan file path relative to the workspace: `<plan_dir>/PLAN.md` or
+/// `<plan_dir>/<namespace>/PLAN.md`. Raises PathEscapeError for `..` or absolute dirs.
+#[pyfunction]
+#[pyo3(signature = (plan_dir, namespace = None))]
+fn plan_relpath(plan_dir: &str, namespace: Option<&str>) -> PyResult<String> {
+    path::plan_relpath(plan_dir, namespace).map_err(to_py_err)
+}
+
+/// Checks an actor name (`model`, `user`, `api`, `admin`, `lead`, `policy`, `system`,
+/// optionally qualified as `admin:alice`); raises InvalidInputError.
+#[pyfunction]
+fn check_actor(actor: &str) -> PyResult<()> {
+    crate::core::plan::actor::validate_actor(actor).map(|_| ()).map_err(to_py_err)
+}
+
+/// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.
+#[pyfunction]
+fn utc_now() -> String {
+    clock::now_rfc3339()
+}
+
+/// Adds this area's classes and functions to `planmode._core`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<book::PyPlanBook>()?;
+    m.add_class::<workspace::PyPlanWorkspace>()?;
+    m.add_function(wrap_pyfunction!(plan_sha256, m)?)?;
+    m.add_function(wrap_pyfunction!(check_plan_text, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_steps, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_relpath, m)?)?;
+    m.add_function(wrap_pyfunction!(utc_now, m)?)?;
+    m.add_function(wrap_pyfunction!(check_actor, m)?)?;
+    m.add("DEFAULT_MAX_PLAN_BYTES", DEFAULT_MAX_PLAN_BYTES)?;
+    Ok(())
+}
