@@ -108,7 +108,7 @@ def test_bad_actor_header_is_422(client: httpx.Client, session: tuple[str, str])
         headers={"X-Admin-Token": TOKEN, "X-Actor": "x" * 129},
     )
     assert response.status_code == 422
-    assert "X-Actor header must be 1..128 printable characters" in response.json()["detail"]
+    assert "the X-Actor header must name an actor of at most 128 printable characters" in response.json()["detail"]
 
 
 @pytest.mark.parametrize("suffix", WRITES)
@@ -214,10 +214,10 @@ def test_request_changes_then_approve(client: httpx.Client, parked: tuple[str, s
         **{"X-Actor": "bob"},
     )  # fmt: skip
     assert response.status_code == 202, response.text
-    assert response.json()["decision"] == "request_changes" and response.json()["actor"] == "bob"
+    assert response.json()["decision"] == "request_changes" and response.json()["actor"] == "admin:bob"
     view = wait_for(lambda: settled_in(client, agent_id, session_id, "planning"), "the agent back in planning")
     decision = [entry for entry in view["audit"] if entry["kind"] == "decision"][-1]
-    assert (decision["decision"], decision["actor"], decision["feedback"]) == ("request_changes", "bob", "add tests")
+    assert (decision["decision"], decision["actor"], decision["feedback"]) == ("request_changes", "admin:bob", "add tests")
     assert view["pending"] is None and view["active"] is True
 
 
@@ -227,10 +227,10 @@ def test_enter_and_exit_are_audited_with_the_actor(client: httpx.Client, session
     entered = client.post(url(session_id, ":enter-plan-mode"), params={"agent_id": agent_id}, headers=headers)
     assert entered.status_code == 200, entered.text
     assert (entered.json()["phase"], entered.json()["active"]) == ("planning", True)
-    assert entered.json()["audit"][-1]["actor"] == "ops-olga"
+    assert entered.json()["audit"][-1]["actor"] == "admin:ops-olga"
     exited = client.post(url(session_id, ":exit-plan-mode"), params={"agent_id": agent_id}, headers=headers)
     assert exited.status_code == 200, exited.text
-    assert exited.json()["active"] is False and exited.json()["exited_by"] == "ops-olga"
+    assert exited.json()["active"] is False and exited.json()["exited_by"] == "admin:ops-olga"
     assert get_plan(client, agent_id, session_id)["audit"][-1]["kind"] == "forced_exit"
 
 
@@ -262,6 +262,6 @@ def test_cli_against_a_running_app(
     assert capsys.readouterr().out == "approve sent for revision 1\n"
     with one_node.client(USER) as http:
         view = wait_for(lambda: settled_in(http, agent_id, session_id, "building"), "the build phase")
-    assert [entry for entry in view["audit"] if entry["kind"] == "decision"][-1]["actor"] == "cli-carl"
+    assert [entry for entry in view["audit"] if entry["kind"] == "decision"][-1]["actor"] == "admin:cli-carl"
     assert cli_main(["reject", *common, "--token", TOKEN]) == 1
     assert "no plan is awaiting approval" in capsys.readouterr().err

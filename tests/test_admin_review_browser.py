@@ -76,7 +76,7 @@ def test_edit_and_approve_in_chromium(one_node: AppNode, browser: webdriver.Chro
         assert after["plan_content"] == EDITED
         assert after["revision"] == before["revision"] + 1
         decision = [entry for entry in after["audit"] if entry["kind"] == "decision"][-1]
-        assert (decision["decision"], decision["actor"]) == ("approve_with_edits", "reviewer-ruth")
+        assert (decision["decision"], decision["actor"]) == ("approve_with_edits", "admin:reviewer-ruth")
 
         browser.refresh()
         assert browser.find_element(By.ID, "phase").text == "building"

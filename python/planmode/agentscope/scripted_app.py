@@ -6,7 +6,7 @@ AgentScope's app builds each turn's model from a stored credential
 :class:`~planmode.agentscope.scripted.ScriptedChatModel` whose script travels in
 the conversation itself: the user message carries ``PLANMODE-SCRIPT:`` followed
 by a JSON list of steps, and the model plays the step whose index is the number
-of assistant turns since that message. The script is therefore the same on
+of model turns (tool calls and answers) since that message. The script is therefore the same on
 every process, which is what lets a run start on one node and finish on another.
 
 >>> text = script_message([tool_step("plan_enter", {}), say_step("planning")])
@@ -19,6 +19,7 @@ import os
 from typing import Any, Literal
 
 from agentscope.credential import CredentialBase
+from agentscope.message import Msg
 from agentscope.model import ChatModelBase, ChatResponse
 
 from .scripted import ScriptedChatModel, call_tool, say
@@ -68,26 +69,28 @@ def planning_script(plan: str, summary: str = "Plan ready for review", built: st
     ]
 
 
-def _text_of(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return ""
+def _blocks(message: Msg) -> list[Any]:
+    return [] if isinstance(message.content, str) else list(message.content)
 
 
-def _directed_step(messages: list[dict[str, Any]], _tools: Any) -> ChatResponse:
-    """Plays the step numbered by the assistant turns taken since the last script message."""
+def _model_turns(message: Msg) -> int:
+    """How many model turns an assistant message holds (one tool call or one text answer each)."""
+    if message.role != "assistant":
+        return 0
+    return sum(1 for block in _blocks(message) if getattr(block, "type", None) in ("tool_call", "text"))
+
+
+def _directed_step(messages: list[Msg], _tools: Any) -> ChatResponse:
+    """Plays the step numbered by the model turns taken since the last script message."""
     start = None
     for index, message in enumerate(messages):
-        if message.get("role") == "user" and SCRIPT_MARKER in _text_of(message):
+        if message.role == "user" and SCRIPT_MARKER in (message.get_text_content() or ""):
             start = index
     if start is None:
         return say("(no script in the conversation)")
-    text = _text_of(messages[start])
-    steps = json.loads(text[text.index(SCRIPT_MARKER) + len(SCRIPT_MARKER) :])
-    taken = sum(1 for message in messages[start + 1 :] if message.get("role") == "assistant")
+    text = messages[start].get_text_content() or ""
+    steps, _ = json.JSONDecoder().raw_decode(text, text.index(SCRIPT_MARKER) + len(SCRIPT_MARKER))
+    taken = sum(_model_turns(message) for message in messages[start + 1 :])
     if taken >= len(steps):
         return say("(script exhausted)")
     step = steps[taken]
@@ -103,7 +106,7 @@ class DirectedScriptedModel(ScriptedChatModel):
     async def _call_api(
         self,
         model_name: str,
-        messages: list[dict[str, Any]],
+        messages: list[Any],
         tools: Any = None,
         tool_choice: Any = None,
         **kwargs: Any,

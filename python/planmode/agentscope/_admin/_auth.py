@@ -7,8 +7,14 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import HTTPException, Request, status
 
+from ..._core import check_actor
+from ...exceptions import InvalidInputError
+
+ACTOR_KINDS = ("model", "user", "api", "admin", "lead", "policy", "system")
+"""The actor kinds plan mode's audit log knows; any other name is qualified as ``admin:<name>``."""
+
 MAX_ACTOR_CHARS = 128
-"""Longest actor name accepted in the actor header."""
+"""Longest actor accepted (after qualification)."""
 
 
 def token_guard(expected: str, header: str) -> Callable[[Request], Awaitable[None]]:
@@ -29,14 +35,21 @@ def token_guard(expected: str, header: str) -> Callable[[Request], Awaitable[Non
     return guard
 
 
-def actor_from(request: Request, header: str, user_id: str) -> str:
-    """The actor named in ``header`` (else ``user:<id>``); 422 when it is too long or has control characters."""
-    actor = request.headers.get(header)
-    if actor is None:
-        return f"user:{user_id}"
-    if not actor or len(actor) > MAX_ACTOR_CHARS or not actor.isprintable():
+def actor_from(request: Request, header: str) -> str:
+    """The audit-log actor for an admin request: ``admin`` when ``header`` is absent, the header as given
+    when it already names a kind (``user:alice``, ``lead:ci``), else ``admin:<header>``. 422 when invalid."""
+    given = request.headers.get(header)
+    if given is None:
+        return "admin"
+    actor = given if given.split(":", 1)[0] in ACTOR_KINDS else f"admin:{given}"
+    if len(actor) > MAX_ACTOR_CHARS or not actor.isprintable():
         raise HTTPException(
             status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
-            detail=f"the {header} header must be 1..{MAX_ACTOR_CHARS} printable characters (got {actor[:40]!r})",
+            detail=f"the {header} header must name an actor of at most {MAX_ACTOR_CHARS} printable characters "
+            f"(got {given[:40]!r})",
         )
+    try:
+        check_actor(actor)
+    except InvalidInputError as exc:
+        raise HTTPException(status_code=status.HTTP_422_UNPROCESSABLE_CONTENT, detail=f"{header}: {exc}") from None
     return actor

@@ -11,12 +11,11 @@ from urllib.parse import quote
 from agentscope.app.deps import get_current_user_id, get_message_bus, get_storage
 from agentscope.app.message_bus import MessageBus, MessageBusKeys
 from agentscope.app.storage import SessionRecord, StorageBase
-from agentscope.event import UserInterruptEvent
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response, status
 from fastapi.responses import HTMLResponse
 
-from ...exceptions import PlanStateError
-from . import _plan_api
+from ...exceptions import InvalidInputError, PlanStateError
+from .._plan import answer_plan, enter_plan_mode, exit_plan_mode, plan_status
 from ._auth import actor_from, token_guard
 from ._disk import disk_view, plan_file, restore_if_missing
 from ._review import CSP, render_page
@@ -101,24 +100,17 @@ def admin_router(
         return await view_of(request, record, user_id, agent_id)
 
     async def switch(request: Request, session_id: str, agent_id: str, user_id: str, enter: bool) -> dict[str, Any]:
-        actor = actor_from(request, actor_header, user_id)
+        actor = actor_from(request, actor_header)
         storage: StorageBase = request.app.state.storage
         bus: MessageBus = request.app.state.message_bus
-        api = _plan_api.api()
         async with locked_session(storage, bus, user_id, agent_id, session_id) as record:
-            parked = api.plan_status(record.state).pending
             try:
-                if enter:
-                    api.enter_plan_mode(record.state, actor=actor)
-                else:
-                    api.exit_plan_mode(record.state, actor=actor)
+                # exit_plan_mode also closes a parked plan_exit call, so the session takes new messages.
+                (enter_plan_mode if enter else exit_plan_mode)(record.state, actor=actor)
             except PlanStateError as exc:
                 raise _conflict(str(exc)) from None
             set_decision_claim(record.state, None)
             await save_state(storage, user_id, agent_id, record)
-            if not enter and parked:
-                # The parked plan_exit is closed the way AgentScope interrupts a parked reply.
-                await resume(bus, user_id, agent_id, session_id, UserInterruptEvent(reply_id=record.state.reply_id))
         return await view_of(request, record, user_id, agent_id)
 
     @router.post("/sessions/{session_id}:enter-plan-mode", dependencies=[guard], summary="Enter plan mode")
@@ -153,8 +145,7 @@ def admin_router(
         resumes the parked reply through AgentScope's confirmation path. 409 when ``revision`` is not the
         pending one, when nothing is pending, or when another decision got there first."""
         body = await parse_body(request, DecideRequest)
-        actor = actor_from(request, actor_header, user_id)
-        api = _plan_api.api()
+        actor = actor_from(request, actor_header)
         async with locked_session(storage, bus, user_id, agent_id, session_id) as record:
             claim = decision_claim(record.state)
             if claim is not None:
@@ -162,9 +153,9 @@ def admin_router(
                     f"revision {claim['revision']} was already decided: {claim['decision']} by {claim['actor']}"
                     f" at {claim['at']}"
                 )
-            pending = api.plan_status(record.state).pending
+            pending = plan_status(record.state).pending
             try:
-                event = api.answer_plan(
+                event = answer_plan(
                     record.state,
                     body.decision,
                     feedback=body.feedback,
@@ -175,6 +166,8 @@ def admin_router(
                 )
             except PlanStateError as exc:
                 raise _conflict(str(exc)) from None
+            except InvalidInputError as exc:
+                raise HTTPException(status_code=status.HTTP_422_UNPROCESSABLE_CONTENT, detail=str(exc)) from None
             at = datetime.now(UTC).isoformat()
             claim = {"tool_call_id": pending["tool_call_id"], "revision": body.revision, "decision": body.decision,
                      "actor": actor, "at": at}  # fmt: skip

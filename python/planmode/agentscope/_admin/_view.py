@@ -6,7 +6,7 @@ from typing import Any
 
 from agentscope.state import AgentState
 
-from . import _plan_api
+from .._plan import plan_status
 
 PLAN_KEY = "planmode"
 """``middle_context`` key where plan mode keeps its state (every revision's text among it)."""
@@ -17,7 +17,7 @@ ADMIN_KEY = "planmode_admin"
 
 def decision_claim(state: AgentState) -> dict[str, Any] | None:
     """The decision already taken for the pending ``plan_exit`` call, if any (what makes racing decisions lose)."""
-    status = _plan_api.api().plan_status(state)
+    status = plan_status(state)
     claim = state.middle_context.get(ADMIN_KEY, {}).get("decision")
     pending = status.pending
     if not pending or not isinstance(claim, dict) or claim.get("tool_call_id") != pending.get("tool_call_id"):
@@ -37,7 +37,7 @@ def plan_view(
 ) -> dict[str, Any]:
     """Phase, plan, revision, pending approval, todos, tasks and the last ``audit_limit`` audit entries."""
     view: dict[str, Any] = {"session_id": session_id, "agent_id": agent_id, "running": running}
-    view.update(_plan_api.api().plan_status(state).to_dict())
+    view.update(plan_status(state).to_dict())
     view["audit"] = list(view.get("audit") or [])[-audit_limit:] if audit_limit else []
     view["tasks"] = [task.model_dump(mode="json") for task in state.tasks_context.tasks]
     view["decision_in_flight"] = decision_claim(state)

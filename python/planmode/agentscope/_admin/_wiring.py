@@ -8,7 +8,7 @@ from agentscope.middleware import MiddlewareBase
 from agentscope.tool import ToolBase
 from agentscope.workspace import WorkspaceBase
 
-from . import _plan_api
+from .._plan import PlanMode
 
 
 class PlanModeWiring:
@@ -26,7 +26,7 @@ class PlanModeWiring:
     def __init__(self, *, plan_dir: str = "plans", **plan_mode_options: Any) -> None:
         self.plan_dir = plan_dir
         self.plan_mode_options = plan_mode_options
-        self._turns: dict[tuple[str, str, str], Any] = {}
+        self._turns: dict[tuple[str, str, str], PlanMode] = {}
 
     def __repr__(self) -> str:
         options = "".join(f", {key}={value!r}" for key, value in self.plan_mode_options.items())
@@ -36,7 +36,7 @@ class PlanModeWiring:
         self, user_id: str, agent_id: str, session_id: str, workspace: WorkspaceBase
     ) -> list[MiddlewareBase]:
         """``extra_agent_middlewares`` factory: the plan-mode middleware for this turn."""
-        plan = _plan_api.api().PlanMode(
+        plan = PlanMode(
             workspace_dir=workspace.workdir, plan_dir=self.plan_dir, **self.plan_mode_options
         )
         self._turns[(user_id, agent_id, session_id)] = plan
