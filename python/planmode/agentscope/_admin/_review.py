@@ -160,7 +160,7 @@ def render_page(
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Plan review: {escape(str(view.get("session_id")))}</title>
-<link rel="stylesheet" href="{escape(static_url)}/review.css"></head>
+<link rel="icon" href="data:,"><link rel="stylesheet" href="{escape(static_url)}/review.css"></head>
 <body>
 <header>
   <h1>Plan review</h1>
