@@ -52,7 +52,8 @@ def test_plan_written_on_a_is_approved_and_built_on_b_after_a_dies(two_nodes: Cl
         built = wait_for(lambda: settled_in(client_b, agent_id, session_id, "building"), "the build on node B")
         decision = [entry for entry in built["audit"] if entry["kind"] == "decision"][-1]
         assert (decision["decision"], decision["actor"], decision["revision"]) == ("approve", "admin:human-on-b", 1)
-        assert built["todos"][0]["status"] == "in_progress"  # the build phase ran on B (todo_write after approval)
+        # the build phase ran on B: the todo list is the one the model wrote after the approval
+        assert built["todos"] == [{"content": "Build the approved plan", "status": "in_progress"}]
         assert built["revision"] == 1 and built["sha256"] == on_a["sha256"]  # nothing lost
         messages = client_b.get(f"/sessions/{session_id}/messages", params={"agent_id": agent_id}).json()
         texts = [block.get("text") for msg in messages["messages"] for block in msg["content"] if isinstance(block, dict)]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from typing import Any, Literal
 
 from agentscope.credential import CredentialBase
@@ -94,7 +95,10 @@ def _directed_step(messages: list[Msg], _tools: Any) -> ChatResponse:
     if taken >= len(steps):
         return say("(script exhausted)")
     step = steps[taken]
-    return say(step["say"]) if "say" in step else call_tool(step["tool"], step.get("args", {}))
+    if "say" in step:
+        return say(step["say"])
+    # Call ids must be unique across processes: the reply merges blocks that share an id.
+    return call_tool(step["tool"], step.get("args", {}), call_id=f"call-{uuid.uuid4().hex}")
 
 
 class DirectedScriptedModel(ScriptedChatModel):
