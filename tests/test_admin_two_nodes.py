@@ -11,6 +11,7 @@ from planmode.agentscope._admin._nodes import create_scripted_session, get_plan,
 from planmode.agentscope.scripted_app import planning_script, script_message
 
 PLAN = "# Migrate the store\n\n1. Dump the tables\n2. Load them into the new store\n3. Switch reads\n"
+EDITED = PLAN + "4. Drop the old store\n"
 
 
 def test_plan_written_on_a_is_approved_and_built_on_b_after_a_dies(two_nodes: Cluster) -> None:  # noqa: F811
@@ -32,14 +33,12 @@ def test_plan_written_on_a_is_approved_and_built_on_b_after_a_dies(two_nodes: Cl
         assert on_b["disk"]["restored"] is True and file_b.read_text() == PLAN  # restored from the state revision
         assert on_b["disk"]["matches_state"] is True
 
-        # A human edits the plan file on node B's disk: the hash recorded by node A no longer matches.
-        file_b.write_text(PLAN + "4. Drop the old store\n")
+        # A human edits the plan file on node B's disk: the hash node A recorded no longer matches.
+        file_b.write_text(EDITED)
         edited = get_plan(client_b, agent_id, session_id)
         assert edited["disk"]["edited_on_disk"] is True and edited["disk"]["restored"] is False
-        assert edited["disk"]["sha256"] == hashlib.sha256(file_b.read_bytes()).hexdigest() != on_a["sha256"]
+        assert edited["disk"]["sha256"] == hashlib.sha256(EDITED.encode()).hexdigest() != on_a["sha256"]
         assert edited["sha256"] == on_a["sha256"]  # state is untouched until the human decides
-        file_b.write_text(PLAN)
-        assert get_plan(client_b, agent_id, session_id)["disk"]["matches_state"] is True
 
         approved = client_b.post(
             f"/v1/admin/sessions/{session_id}/plan:decide",
@@ -51,10 +50,16 @@ def test_plan_written_on_a_is_approved_and_built_on_b_after_a_dies(two_nodes: Cl
 
         built = wait_for(lambda: settled_in(client_b, agent_id, session_id, "building"), "the build on node B")
         decision = [entry for entry in built["audit"] if entry["kind"] == "decision"][-1]
-        assert (decision["decision"], decision["actor"], decision["revision"]) == ("approve", "admin:human-on-b", 1)
+        assert (decision["decision"], decision["actor"]) == ("approve_with_edits", "admin:human-on-b")  # the disk edit
         # the build phase ran on B: the todo list is the one the model wrote after the approval
         assert built["todos"] == [{"content": "Build the approved plan", "status": "in_progress"}]
-        assert built["revision"] == 1 and built["sha256"] == on_a["sha256"]  # nothing lost
+        # the edit made on B's disk became a revision of its own, marked as a human edit; A's revision is kept
+        assert built["revision"] == 2 and built["plan_content"] == EDITED
+        assert built["sha256"] == hashlib.sha256(EDITED.encode()).hexdigest()
+        assert [(r["number"], r["sha256"], r["edited_by_user"]) for r in built["revisions"]] == [
+            (1, on_a["sha256"], False), (2, built["sha256"], True)
+        ]  # fmt: skip
+        assert built["disk"]["matches_state"] is True and file_b.read_text() == EDITED
         messages = client_b.get(f"/sessions/{session_id}/messages", params={"agent_id": agent_id}).json()
         texts = [block.get("text") for msg in messages["messages"] for block in msg["content"] if isinstance(block, dict)]
         assert "Built on B." in texts
