@@ -265,3 +265,28 @@ def test_cli_against_a_running_app(
     assert [entry for entry in view["audit"] if entry["kind"] == "decision"][-1]["actor"] == "admin:cli-carl"
     assert cli_main(["reject", *common, "--token", TOKEN]) == 1
     assert "no plan is awaiting approval" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("header", "recorded"),
+    [(None, "admin"), ("dana", "admin:dana"), ("user:alice", "user:alice"), ("lead:ci bot", "lead:ci bot")],
+)
+def test_actor_header_is_recorded_in_the_audit_log(
+    client: httpx.Client, session: tuple[str, str], header: str | None, recorded: str
+) -> None:
+    agent_id, session_id = session
+    headers = {"X-Admin-Token": TOKEN, **({"X-Actor": header} if header is not None else {})}
+    response = client.post(url(session_id, ":enter-plan-mode"), params={"agent_id": agent_id}, headers=headers)
+    assert response.status_code == 200, response.text
+    assert response.json()["audit"][-1] == {**response.json()["audit"][-1], "kind": "entered", "actor": recorded}
+
+
+def test_unqualifiable_actor_is_422(client: httpx.Client, session: tuple[str, str]) -> None:
+    agent_id, session_id = session
+    response = client.post(
+        url(session_id, ":enter-plan-mode"), params={"agent_id": agent_id},
+        headers={"X-Admin-Token": TOKEN, "X-Actor": "user:"},
+    )  # fmt: skip
+    assert response.status_code == 422
+    assert response.json()["detail"].startswith('X-Actor: unknown actor "user:"')
+    assert get_plan(client, agent_id, session_id)["phase"] == "never_entered"  # nothing changed

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from agentscope.app._bus_ops import enqueue_run_trigger
 from agentscope.app.message_bus import MessageBus, MessageBusKeys
 from agentscope.app.storage import SessionRecord, StorageBase
-from agentscope.event import UserConfirmResultEvent, UserInterruptEvent
+from agentscope.event import UserConfirmResultEvent
 from fastapi import HTTPException, status
 
 ADMIN_LOCK_TTL_SECS = 60
@@ -56,10 +56,10 @@ async def resume(
     user_id: str,
     agent_id: str,
     session_id: str,
-    event: UserConfirmResultEvent | UserInterruptEvent,
+    event: UserConfirmResultEvent,
 ) -> None:
-    """Resumes the parked reply through the run-trigger queue, exactly as ``POST /chat/`` and
-    ``POST /sessions/{id}/interrupt`` do; whichever node's dispatcher is alive runs it."""
+    """Resumes the parked reply through the run-trigger queue exactly as ``POST /chat/`` does with a
+    ``UserConfirmResultEvent``; whichever node's dispatcher is alive runs it."""
     await enqueue_run_trigger(
         bus,
         user_id=user_id,
