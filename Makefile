@@ -33,3 +33,4 @@ py-checks:
 bench: venv
 	$(PY) benchmarks/bench_tasks.py
 	$(PY) benchmarks/bench_permissions.py
+	$(PY) benchmarks/bench_plan.py

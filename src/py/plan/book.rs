@@ -30,28 +30,46 @@ fn at_or_now(at: Option<String>) -> String {
 }
 
 fn opt_text(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<String>> {
-    obj.filter(|o| !o.is_none()).map(|o| text_arg(o, what)).transpose()
+    obj.filter(|o| !o.is_none())
+        .map(|o| text_arg(o, what))
+        .transpose()
 }
 
 fn write_dict<'py>(py: Python<'py>, w: &WriteOutcome) -> PyResult<Bound<'py, PyAny>> {
-    to_py(py, &json!({"revision": w.revision, "sha256": w.sha256, "unchanged": w.unchanged}))
+    to_py(
+        py,
+        &json!({"revision": w.revision, "sha256": w.sha256, "unchanged": w.unchanged}),
+    )
 }
 
 #[pymethods]
 impl PyPlanBook {
     #[new]
     #[pyo3(signature = (state = None, *, max_plan_bytes = DEFAULT_MAX_PLAN_BYTES, max_revisions_kept = 50))]
-    fn new(state: Option<&Bound<'_, PyAny>>, max_plan_bytes: usize, max_revisions_kept: usize) -> PyResult<Self> {
+    fn new(
+        state: Option<&Bound<'_, PyAny>>,
+        max_plan_bytes: usize,
+        max_revisions_kept: usize,
+    ) -> PyResult<Self> {
         if max_plan_bytes == 0 || max_revisions_kept == 0 {
-            return Err(InvalidInputError::new_err("max_plan_bytes and max_revisions_kept must be at least 1"));
+            return Err(InvalidInputError::new_err(
+                "max_plan_bytes and max_revisions_kept must be at least 1",
+            ));
         }
         let value = match state {
-            Some(s) if !s.is_none() => to_json_value(s, "plan-mode state")
-                .map_err(|e| StateLoadError::new_err(e.to_string()))?,
+            Some(s) if !s.is_none() => {
+                to_json_value(s, "plan-mode state").map_err(|e| StateLoadError::new_err(e.to_string()))?
+            }
             _ => Value::Null,
         };
         let state = PlanState::from_json(value).map_err(to_py_err)?;
-        Ok(Self { state, limits: Limits { max_plan_bytes, max_revisions_kept } })
+        Ok(Self {
+            state,
+            limits: Limits {
+                max_plan_bytes,
+                max_revisions_kept,
+            },
+        })
     }
 
     /// The JSON-ready dict to store in `middle_context["planmode"]`.
@@ -61,7 +79,10 @@ impl PyPlanBook {
 
     /// An independent copy.
     fn copy(&self) -> Self {
-        Self { state: self.state.clone(), limits: self.limits }
+        Self {
+            state: self.state.clone(),
+            limits: self.limits,
+        }
     }
 
     /// `never_entered`, `planning`, `awaiting_approval` or `building`.
@@ -174,7 +195,10 @@ impl PyPlanBook {
         at: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let text = text_arg(content, "plan content")?;
-        let w = self.state.write(&text, actor, &at_or_now(at), &self.limits).map_err(to_py_err)?;
+        let w = self
+            .state
+            .write(&text, actor, &at_or_now(at), &self.limits)
+            .map_err(to_py_err)?;
         write_dict(py, &w)
     }
 
@@ -188,7 +212,10 @@ impl PyPlanBook {
         at: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let text = text_arg(content, "edited plan file")?;
-        let w = self.state.record_file_edit(&text, actor, &at_or_now(at), &self.limits).map_err(to_py_err)?;
+        let w = self
+            .state
+            .record_file_edit(&text, actor, &at_or_now(at), &self.limits)
+            .map_err(to_py_err)?;
         write_dict(py, &w)
     }
 
@@ -245,7 +272,10 @@ impl PyPlanBook {
             revision,
             next_mode,
         };
-        let d = self.state.decide(&answer, &at_or_now(at), &self.limits).map_err(to_py_err)?;
+        let d = self
+            .state
+            .decide(&answer, &at_or_now(at), &self.limits)
+            .map_err(to_py_err)?;
         to_py(
             py,
             &json!({"decision": d.decision.as_str(), "revision": d.revision, "sha256": d.sha256,
@@ -256,7 +286,12 @@ impl PyPlanBook {
     /// Ends plan mode without a human. Returns None when not active, else
     /// `{"cancelled": <pending dict or None>}`.
     #[pyo3(signature = (actor, at = None))]
-    fn force_exit<'py>(&mut self, py: Python<'py>, actor: &str, at: Option<String>) -> PyResult<Bound<'py, PyAny>> {
+    fn force_exit<'py>(
+        &mut self,
+        py: Python<'py>,
+        actor: &str,
+        at: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         match self.state.force_exit(actor, &at_or_now(at)).map_err(to_py_err)? {
             ForceExit::NotActive => Ok(py.None().into_bound(py)),
             ForceExit::Exited { cancelled } => {
@@ -270,13 +305,23 @@ impl PyPlanBook {
     /// Withdraws a pending approval (stays in plan mode); False when nothing was pending.
     #[pyo3(signature = (actor, detail, at = None))]
     fn cancel_pending(&mut self, actor: &str, detail: &str, at: Option<String>) -> PyResult<bool> {
-        self.state.cancel_pending(actor, detail, &at_or_now(at)).map_err(to_py_err)
+        self.state
+            .cancel_pending(actor, detail, &at_or_now(at))
+            .map_err(to_py_err)
     }
 
     /// Records a permission-mode change (mode values: default, accept_edits, explore, bypass, dont_ask).
     #[pyo3(signature = (actor, from_mode, to_mode, at = None))]
-    fn record_mode_change(&mut self, actor: &str, from_mode: &str, to_mode: &str, at: Option<String>) -> PyResult<()> {
-        self.state.record_mode_change(actor, from_mode, to_mode, &at_or_now(at)).map_err(to_py_err)
+    fn record_mode_change(
+        &mut self,
+        actor: &str,
+        from_mode: &str,
+        to_mode: &str,
+        at: Option<String>,
+    ) -> PyResult<()> {
+        self.state
+            .record_mode_change(actor, from_mode, to_mode, &at_or_now(at))
+            .map_err(to_py_err)
     }
 
     /// Records that the plan file was restored from state.
@@ -298,7 +343,10 @@ impl PyPlanBook {
     }
 
     fn __repr__(&self) -> String {
-        let rev = self.state.latest().map_or_else(|| "None".to_string(), |r| r.number.to_string());
+        let rev = self
+            .state
+            .latest()
+            .map_or_else(|| "None".to_string(), |r| r.number.to_string());
         format!("PlanBook(phase={:?}, revision={rev})", self.state.phase.as_str())
     }
 

@@ -7,7 +7,9 @@ mod workspace;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use super::exceptions::{InvalidInputError, PathEscapeError, PlanStateError, StateLoadError, UnknownModeError};
+use super::exceptions::{
+    InvalidInputError, PathEscapeError, PlanStateError, StateLoadError, UnknownModeError,
+};
 use crate::core::plan::content::{DEFAULT_MAX_PLAN_BYTES, sha256_hex, validate_plan_text};
 use crate::core::plan::{PlanError, clock, path, steps};
 
@@ -26,11 +28,16 @@ pub(crate) fn to_py_err(e: PlanError) -> PyErr {
 /// Extracts a `str` argument as UTF-8, naming `what` when it is not a str or holds lone surrogates.
 pub(crate) fn text_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
     let s = obj.cast::<PyString>().map_err(|_| {
-        let ty = obj.get_type().name().map_or_else(|_| "?".to_string(), |n| n.to_string());
+        let ty = obj
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_string(), |n| n.to_string());
         InvalidInputError::new_err(format!("{what} must be a str, got {ty}"))
     })?;
     s.to_str().map(str::to_string).map_err(|_| {
-        InvalidInputError::new_err(format!("{what} is not valid UTF-8 text (it contains lone surrogates)"))
+        InvalidInputError::new_err(format!(
+            "{what} is not valid UTF-8 text (it contains lone surrogates)"
+        ))
     })
 }
 
@@ -65,7 +72,9 @@ fn plan_relpath(plan_dir: &str, namespace: Option<&str>) -> PyResult<String> {
 /// optionally qualified as `admin:alice`); raises InvalidInputError.
 #[pyfunction]
 fn check_actor(actor: &str) -> PyResult<()> {
-    crate::core::plan::actor::validate_actor(actor).map(|_| ()).map_err(to_py_err)
+    crate::core::plan::actor::validate_actor(actor)
+        .map(|_| ())
+        .map_err(to_py_err)
 }
 
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.

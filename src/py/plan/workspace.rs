@@ -20,7 +20,9 @@ pub struct PyPlanWorkspace {
 impl PyPlanWorkspace {
     #[new]
     fn new(workspace_dir: PathBuf) -> PyResult<Self> {
-        Workspace::open(&workspace_dir).map(|inner| Self { inner }).map_err(to_py_err)
+        Workspace::open(&workspace_dir)
+            .map(|inner| Self { inner })
+            .map_err(to_py_err)
     }
 
     /// The resolved workspace directory.
@@ -44,7 +46,9 @@ impl PyPlanWorkspace {
     /// Replaces a workspace file atomically; returns its absolute path.
     fn write(&self, py: Python<'_>, rel: &str, text: &Bound<'_, PyAny>) -> PyResult<String> {
         let text = text_arg(text, "text")?;
-        py.detach(|| self.inner.write_atomic(rel, &text)).map(|p| p.display().to_string()).map_err(to_py_err)
+        py.detach(|| self.inner.write_atomic(rel, &text))
+            .map(|p| p.display().to_string())
+            .map_err(to_py_err)
     }
 
     fn __repr__(&self) -> String {

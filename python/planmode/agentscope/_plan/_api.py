@@ -143,8 +143,8 @@ def answer_plan(
                 "awaiting approval"
             )
         found = _store.find_tool_call(state, pending["tool_call_id"])
-        if found is None:
-            raise PlanStateError("the parked plan_exit call is not in the agent's context")
+        if found is None or not _store.is_parked(state, pending["tool_call_id"]):
+            raise PlanStateError("the plan_exit call awaiting approval is not parked in the agent's context")
         reply_id, call = pending["reply_id"], found[1]
     return UserConfirmResultEvent(
         reply_id=reply_id,

@@ -61,10 +61,20 @@ class PlanModeMiddleware(MiddlewareBase):
 
     # ---- shared helpers ----------------------------------------------------------------
 
-    def _book(self, agent: Agent) -> PlanBook:
+    def _book(self, agent: Agent, *, restore: bool = False) -> PlanBook:
         if not self.is_child:
             self.plan.note_primary(agent)
-        return self.plan.bind(agent.state, agent.name, child=self.is_child)
+        return self.plan.bind(agent.state, agent.name, child=self.is_child, restore=restore)
+
+    def _active(self, agent: Agent) -> bool:
+        """Whether ``agent`` plans now (cheap: reads only the stored phase when it can)."""
+        phase = _store.peek_phase(agent.state) or self._book(agent).phase
+        return phase in ("planning", "awaiting_approval")
+
+    def _parent_active(self, parent: Agent) -> bool:
+        """Whether the parent plans now (read only; the parent's plan path is not touched)."""
+        phase = _store.peek_phase(parent.state) or self.plan.load(parent.state).phase
+        return phase in ("planning", "awaiting_approval")
 
     def _parent_agent(self, agent: Agent) -> Agent | None:
         parent = self._parent() if self._parent is not None else self.plan.primary()
@@ -85,7 +95,7 @@ class PlanModeMiddleware(MiddlewareBase):
                        next_handler: Callable[..., AsyncGenerator[Any, None]]) -> AsyncGenerator[Any, None]:
         """Binds the plan file, settles rejections/interrupts of a parked plan_exit, then replies."""
         self._check_first(agent)
-        book = self._book(agent)
+        book = self._book(agent, restore=True)
         names = agent.injection_config.task_tool_names
         names.extend(n for n in (PLAN_ENTER, PLAN_WRITE, PLAN_EXIT, TODO_WRITE) if n not in names)
         self._settle_pending(agent, book, input_kwargs.get("inputs"))
@@ -128,12 +138,12 @@ class PlanModeMiddleware(MiddlewareBase):
         book = self.plan.load(agent.state)
         todos = book.todos
         if book.active:
-            body = _texts.planning_banner(self.plan.abs_path(book), book.revision, book.sha256,
-                                          self.plan.allow_shell_in_plan_mode, self.plan.extra_allowed_tools)
-            return _texts.wrap_hint(body, todos)
+            banner = _texts.planning_banner(self.plan.abs_path(book), book.revision, book.sha256,
+                                            self.plan.allow_shell_in_plan_mode, self.plan.extra_allowed_tools)
+            return _texts.wrap_hint(banner, todos)
         if self.is_child and self.policy == "enforce":
             parent = self._parent_agent(agent)
-            if parent is not None and self.plan.load(parent.state).active:
+            if parent is not None and self._parent_active(parent):
                 return _texts.wrap_hint(_texts.child_note(), todos)
         body = self._build_body(book) if book.phase == "building" else None
         return _texts.wrap_hint(body, todos)
@@ -155,16 +165,15 @@ class PlanModeMiddleware(MiddlewareBase):
         """Runs before every other permission check (this middleware must be first)."""
         tool_call, tool, tool_input = input_kwargs["tool_call"], input_kwargs["tool"], input_kwargs["tool_input"]
         name = tool.name
-        book = self._book(agent)
         if name in PLAN_TOOL_NAMES and not self.plan_tools:
             return _deny(_texts.SUBAGENT_NO_PLAN_TOOLS.format(tool=name))
         if name == PLAN_EXIT:
             if tool_call.state == ToolCallState.ALLOWED:  # the human answered; plan_exit applies it
                 return await next_handler(**input_kwargs)
-            return self._ask_for_approval(agent, book, tool_call.id, tool_input)
+            return self._ask_for_approval(agent, self._book(agent), tool_call.id, tool_input)
         if name in (PLAN_ENTER, PLAN_WRITE, TODO_WRITE):
             return _allow(f"{name} is a plan-mode tool.")
-        verdict = await self._restriction(agent, book, tool, tool_input)
+        verdict = await self._restriction(agent, tool, tool_input)
         if verdict == "deny":
             return _deny(_texts.DENIED)
         if verdict == "parent_unknown":
@@ -202,9 +211,8 @@ class PlanModeMiddleware(MiddlewareBase):
             suggested_rules=[],
         )
 
-    async def _restriction(self, agent: Agent, book: PlanBook, tool: ToolBase,
-                           tool_input: dict[str, Any]) -> Verdict:
-        if book.active:
+    async def _restriction(self, agent: Agent, tool: ToolBase, tool_input: dict[str, Any]) -> Verdict:
+        if self._active(agent):
             return await self._planning_verdict(tool, tool_input)
         if not self.is_child or self.policy == "off":
             return "delegate"
@@ -212,7 +220,7 @@ class PlanModeMiddleware(MiddlewareBase):
         if parent is None:
             verdict = await self._planning_verdict(tool, tool_input)
             return "parent_unknown" if verdict == "deny" else "delegate"
-        if not self.plan.load(parent.state).active:
+        if not self._parent_active(parent):
             return "delegate"
         verdict = await self._planning_verdict(tool, tool_input)
         return "delegate" if self.policy == "ceiling" and verdict == "allow" else verdict

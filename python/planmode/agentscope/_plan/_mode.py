@@ -154,14 +154,17 @@ class PlanMode:
         """The plan book of ``state`` with this configuration's limits."""
         return _store.load(state, self.max_plan_bytes, self.max_revisions_kept)
 
-    def bind(self, state: AgentState, agent_name: str, *, child: bool = False) -> PlanBook:
-        """Gives the agent its plan path (once) and restores a missing plan file from state."""
+    def bind(self, state: AgentState, agent_name: str, *, child: bool = False,
+             restore: bool = False) -> PlanBook:
+        """Gives the agent its plan path (once); with ``restore``, a plan file missing from the
+        workspace is written back from state (another machine, a cleaned checkout)."""
         book = self.load(state)
         if book.plan_path is None or book.agent_key is None:
             key = book.agent_key or uuid.uuid4().hex
             book.bind(key, self._assign_path(agent_name, key, child))
             _store.save(state, book)
-        self._restore_file(state, book)
+        if restore:
+            self._restore_file(state, book)
         return book
 
     def abs_path(self, book: PlanBook) -> str:

@@ -43,6 +43,21 @@ def save(state: AgentState, book: PlanBook) -> None:
     state.middle_context[STATE_KEY] = book.to_state()
 
 
+_PHASES = ("never_entered", "planning", "awaiting_approval", "building")
+
+
+def peek_phase(state: AgentState) -> str | None:
+    """The stored phase without parsing the whole state (revision texts can be large);
+    None when plan mode has no bound state yet or the stored value looks unusual (callers
+    then do a full, validating load)."""
+    raw = state.middle_context.get(STATE_KEY)
+    if isinstance(raw, dict) and raw.get("version") == 1 and raw.get("plan_path"):
+        phase = raw.get("phase")
+        if phase in _PHASES:
+            return str(phase)
+    return None
+
+
 def mode_value(mode: PermissionMode | str) -> str:
     """The value of a permission mode given as the enum or its value (``"accept_edits"``)."""
     if isinstance(mode, PermissionMode):
@@ -72,15 +87,22 @@ def is_parked(state: AgentState, tool_call_id: str) -> bool:
 
 
 def close_parked_call(state: AgentState, tool_call_id: str, text: str) -> bool:
-    """Ends a parked tool call with a DENIED result, so the agent is no longer waiting."""
+    """Ends a parked tool call with a DENIED result, so the agent is no longer waiting; calls
+    of the same message that never ran are closed too (each call needs a result)."""
     found = find_tool_call(state, tool_call_id)
     if found is None or found[1].state != ToolCallState.ASKING:
         return False
-    msg, block = found
-    block.state = ToolCallState.FINISHED
-    msg.content.append(
-        ToolResultBlock(id=block.id, name=block.name, output=text, state=ToolResultState.DENIED)
-    )
+    msg = found[0]
+    answered = {b.id for b in msg.content if isinstance(b, ToolResultBlock)}
+    for block in [b for b in msg.content if isinstance(b, ToolCallBlock)]:
+        if block.id in answered or block.state == ToolCallState.FINISHED:
+            continue
+        note = text if block.id == tool_call_id else (
+            "Not run: plan mode was ended while the plan was awaiting approval.")
+        block.state = ToolCallState.FINISHED
+        msg.content.append(
+            ToolResultBlock(id=block.id, name=block.name, output=note, state=ToolResultState.DENIED)
+        )
     return True
 
 

@@ -74,6 +74,11 @@ ASK_MESSAGE = (
 )
 
 
+def who(actor: str) -> str:
+    """How an actor is named to the model: "the user", or "the user (admin:alice)"."""
+    return "the user" if actor == "user" else f"the user ({actor})"
+
+
 def short_sha(sha: str | None) -> str:
     """The first 12 hex digits of a sha256."""
     return (sha or "")[:12]
@@ -123,7 +128,7 @@ def approved(path: str, d: dict[str, Any], actor: str, plan: str | None, mode: s
             "earlier version."
         )
     else:
-        head = f'Plan approved ({rev}) by {actor}. The approved plan is at "{path}".'
+        head = f'Plan approved ({rev}) by {who(actor)}. The approved plan is at "{path}".'
     parts = [
         head,
         "You are now in BUILD mode and may modify files and run commands. Start executing the "
@@ -149,7 +154,7 @@ def not_approved(path: str, d: dict[str, Any], actor: str) -> str:
     """plan_exit's result after request_changes or reject (feedback verbatim, last)."""
     what = "requested changes to" if d["decision"] == "request_changes" else "rejected"
     text = (
-        f"The user ({actor}) {what} your plan (revision {d['revision']}). You are still in PLAN "
+        f"{who(actor).capitalize()} {what} your plan (revision {d['revision']}). You are still in PLAN "
         f'mode (read-only). Revise the plan at "{path}" with plan_write, then call plan_exit '
         "again."
     )

@@ -48,7 +48,7 @@ class _PlanTool(ToolBase):
     def _book(self, state: AgentState) -> PlanBook:
         if not isinstance(state, AgentState):
             raise PlanModeError(f"{self.name} needs the agent state (is_state_injected)")
-        return self.plan.bind(state, "agent")
+        return self.plan.bind(state, "agent", restore=True)
 
 
 class PlanEnter(_PlanTool):
@@ -168,7 +168,7 @@ class PlanExit(_PlanTool):
             )
             if work.plan_content is not None and work.plan_content != on_disk:
                 self.plan.write_plan_file(work, work.plan_content)
-        except (PlanModeError, OSError) as exc:
+        except (PlanModeError, OSError, TypeError, ValueError, OverflowError) as exc:
             book.cancel_pending("system", f"answer not applied: {exc}")
             _store.save(state, book)
             return _error(_texts.answer_failed(str(exc)))
