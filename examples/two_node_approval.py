@@ -39,10 +39,9 @@ def run(workdir: Path, manual: bool) -> None:
     redis = RedisServer(workdir)
     nodes: list[AppNode] = []
     try:
-        node_a = AppNode("node-a", redis.port, workdir, TOKEN)
-        nodes.append(node_a)
-        node_b = AppNode("node-b", redis.port, workdir, TOKEN)
-        nodes.append(node_b)
+        for name in ("node-a", "node-b"):  # spawned together, so they start in parallel
+            nodes.append(AppNode(name, redis.port, workdir, TOKEN))
+        node_a, node_b = (node.wait_ready() for node in nodes)
         print(f"redis on :{redis.port}, node A on {node_a.url}, node B on {node_b.url}")
         with node_a.client(USER) as client_a, node_b.client(USER) as client_b:
             agent_id, session_id = create_scripted_session(client_a)

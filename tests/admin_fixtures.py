@@ -23,11 +23,14 @@ class Cluster:
     workdir: Path
     nodes: dict[str, AppNode] = field(default_factory=dict)
 
-    def start_node(self, name: str, stack: ExitStack) -> AppNode:
-        node = AppNode(name, self.redis.port, self.workdir, TOKEN)
-        stack.callback(node.stop)
-        self.nodes[name] = node
-        return node
+    def start_nodes(self, names: tuple[str, ...], stack: ExitStack) -> None:
+        """Spawns every node at once, then waits until each answers."""
+        for name in names:
+            node = AppNode(name, self.redis.port, self.workdir, TOKEN)
+            stack.callback(node.stop)
+            self.nodes[name] = node
+        for node in self.nodes.values():
+            node.wait_ready()
 
 
 def start_cluster(tmp_path: Path, names: tuple[str, ...]) -> Iterator[Cluster]:
@@ -36,8 +39,7 @@ def start_cluster(tmp_path: Path, names: tuple[str, ...]) -> Iterator[Cluster]:
         redis = RedisServer(tmp_path)
         stack.callback(redis.stop)
         cluster = Cluster(redis=redis, workdir=tmp_path)
-        for name in names:
-            cluster.start_node(name, stack)
+        cluster.start_nodes(names, stack)
         yield cluster
 
 

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import httpx
 
 from admin_fixtures import TOKEN, USER, Cluster, two_nodes  # noqa: F401  (fixture)
 
@@ -63,3 +67,31 @@ def test_plan_written_on_a_is_approved_and_built_on_b_after_a_dies(two_nodes: Cl
         messages = client_b.get(f"/sessions/{session_id}/messages", params={"agent_id": agent_id}).json()
         texts = [block.get("text") for msg in messages["messages"] for block in msg["content"] if isinstance(block, dict)]
         assert "Built on B." in texts
+
+
+def test_decisions_racing_through_both_nodes_exactly_one_wins(two_nodes: Cluster) -> None:  # noqa: F811
+    node_a, node_b = two_nodes.nodes["a"], two_nodes.nodes["b"]
+    with node_a.client(USER) as client_a, node_b.client(USER) as client_b:
+        agent_id, session_id = create_scripted_session(client_a)
+        send_user_text(client_a, agent_id, session_id, script_message(planning_script(PLAN)))
+        wait_for(lambda: settled_in(client_b, agent_id, session_id, "awaiting_approval"), "the plan to park")
+        attempts = [(client, decision) for client in (client_a, client_b) for decision in ("approve", "reject")] * 3
+        barrier = threading.Barrier(len(attempts))
+
+        def race(attempt: tuple[httpx.Client, str]) -> httpx.Response:
+            client, decision = attempt
+            barrier.wait()
+            return client.post(
+                f"/v1/admin/sessions/{session_id}/plan:decide", params={"agent_id": agent_id},
+                json={"decision": decision, "revision": 1}, headers={"X-Admin-Token": TOKEN},
+            )  # fmt: skip
+
+        with ThreadPoolExecutor(len(attempts)) as pool:
+            responses = list(pool.map(race, attempts))
+        assert sorted(r.status_code for r in responses) == [202] + [409] * (len(attempts) - 1)
+        winner = next(r.json()["decision"] for r in responses if r.status_code == 202)
+        final = wait_for(
+            lambda: settled_in(client_a, agent_id, session_id, "building" if winner == "approve" else "planning"),
+            "the winning decision",
+        )
+        assert [e["decision"] for e in final["audit"] if e["kind"] == "decision"] == [winner]

@@ -102,7 +102,9 @@ class RedisServer(_Process):
 
 
 class AppNode(_Process):
-    """One AgentScope app process (``scripted_app:app_from_env``) with its own workspace directory."""
+    """One AgentScope app process (``scripted_app:app_from_env``) with its own workspace directory.
+
+    The constructor only spawns it (so several nodes start in parallel); :meth:`wait_ready` waits for it."""
 
     def __init__(self, name: str, redis_port: int, workdir: Path, admin_token: str) -> None:
         self.port = free_port()
@@ -117,7 +119,11 @@ class AppNode(_Process):
         argv = [sys.executable, "-m", "uvicorn", "--factory", "planmode.agentscope.scripted_app:app_from_env",
                 "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"]  # fmt: skip
         super().__init__(name, argv, workdir, env)
-        wait_for(self._healthy, f"app node {name} on port {self.port}")
+
+    def wait_ready(self) -> AppNode:
+        """Waits (bounded) until the node answers HTTP; raises with its log tail if it died."""
+        wait_for(self._healthy, f"app node {self.name} on port {self.port}")
+        return self
 
     def _healthy(self) -> bool:
         self.check_alive()
