@@ -92,7 +92,11 @@ class RedisServer(_Process):
         self.port = free_port()
         argv = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
         super().__init__(f"redis-{self.port}", argv, log_dir)
-        wait_for(self._ping, f"redis-server on port {self.port}", timeout=30)
+        try:
+            wait_for(self._ping, f"redis-server on port {self.port}", timeout=30)
+        except BaseException:
+            self.stop()
+            raise
 
     def _ping(self) -> bool:
         self.check_alive()
