@@ -290,3 +290,18 @@ def test_unqualifiable_actor_is_422(client: httpx.Client, session: tuple[str, st
     assert response.status_code == 422
     assert response.json()["detail"].startswith('X-Actor: unknown actor "user:"')
     assert get_plan(client, agent_id, session_id)["phase"] == "never_entered"  # nothing changed
+
+
+def test_review_page_is_self_contained_with_a_strict_policy(
+    client: httpx.Client, parked: tuple[str, str, dict[str, Any]]
+) -> None:
+    agent_id, session_id, _ = parked
+    page = client.get(url(session_id, "/plan/review"), params={"agent_id": agent_id, "user_id": USER})
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    policy = page.headers["content-security-policy"]
+    assert "default-src 'none'" in policy and "script-src 'self'" in policy and "connect-src 'self'" in policy
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert "<h1>Plan</h1>" in page.text and 'id="btn-approve"' in page.text
+    assert "http://" not in page.text and "https://" not in page.text  # nothing loaded from elsewhere
+    missing = client.get(url("no-such-session", "/plan/review"), params={"agent_id": agent_id, "user_id": USER})
+    assert missing.status_code == 404

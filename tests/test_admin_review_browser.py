@@ -13,10 +13,21 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from planmode.agentscope._admin._nodes import AppNode, create_scripted_session, send_user_text, settled_in, wait_for
-from planmode.agentscope.scripted_app import planning_script, script_message
+from planmode.agentscope.scripted_app import say_step, script_message, tool_step
 
 PLAN = "# Ship the parser\n\n1. Read `lexer.rs`\n2. Write the parser\n\n<script>alert('plan')</script>\n"
 EDITED = "# Ship the parser (edited)\n\n1. Read `lexer.rs`\n2. Write the parser\n3. Fuzz it\n"
+SCRIPT = [
+    tool_step("plan_enter"),
+    tool_step("plan_write", {"content": PLAN}),
+    tool_step("todo_write", {"todos": [{"content": "Read lexer.rs", "status": "completed"},
+                                       {"content": "Write the parser", "status": "in_progress"}]}),
+    tool_step("TaskCreate", {"subject": "Read lexer.rs", "description": "tokens"}),
+    tool_step("TaskCreate", {"subject": "Write the parser", "description": "grammar"}),
+    tool_step("TaskUpdate", {"task_id": "2", "add_blocked_by": ["1"]}),
+    tool_step("plan_exit", {"summary": "Parser plan"}),
+    say_step("Building."),
+]  # fmt: skip
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage")  # fmt: skip
 
@@ -38,7 +49,7 @@ def browser() -> Iterator[webdriver.Chrome]:
 def test_edit_and_approve_in_chromium(one_node: AppNode, browser: webdriver.Chrome) -> None:  # noqa: F811
     with one_node.client(USER) as client:
         agent_id, session_id = create_scripted_session(client)
-        send_user_text(client, agent_id, session_id, script_message(planning_script(PLAN)))
+        send_user_text(client, agent_id, session_id, script_message(SCRIPT))
         before = wait_for(lambda: settled_in(client, agent_id, session_id, "awaiting_approval"), "the plan to park")
 
         browser.get(
@@ -49,7 +60,15 @@ def test_edit_and_approve_in_chromium(one_node: AppNode, browser: webdriver.Chro
                                                                                       "Write the parser"]  # fmt: skip
         assert "<script>alert('plan')</script>" in browser.find_element(By.ID, "plan").text  # shown, not run
         assert browser.find_element(By.ID, "phase").text == "awaiting_approval"
-        assert browser.find_element(By.ID, "audit").text  # the audit trail is on the page
+        assert browser.find_element(By.ID, "summary").text == "Parser plan"
+        assert browser.find_element(By.ID, "todos").text.splitlines() == ["completed Read lexer.rs",
+                                                                         "in_progress Write the parser"]  # fmt: skip
+        levels = browser.find_elements(By.CSS_SELECTOR, "#task-graph .level")
+        assert [level.find_element(By.TAG_NAME, "h3").text for level in levels] == ["Level 0", "Level 1"]
+        assert "#1 Read lexer.rs" in levels[0].text
+        assert "#2 Write the parser" in levels[1].text and "after #1" in levels[1].text
+        audit = browser.find_element(By.ID, "audit").text
+        assert "entered" in audit and "written" in audit and "exit_requested" in audit
         wait = WebDriverWait(browser, 30)
         result = browser.find_element(By.ID, "result")
 
