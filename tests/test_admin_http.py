@@ -305,3 +305,21 @@ def test_review_page_is_self_contained_with_a_strict_policy(
     assert "http://" not in page.text and "https://" not in page.text  # nothing loaded from elsewhere
     missing = client.get(url("no-such-session", "/plan/review"), params={"agent_id": agent_id, "user_id": USER})
     assert missing.status_code == 404
+
+
+def test_sessions_of_one_agent_share_a_workspace_but_not_a_plan_file(
+    client: httpx.Client, session: tuple[str, str]
+) -> None:
+    agent_id, first = session
+    record = client.get("/sessions/", params={"agent_id": agent_id}).json()["sessions"][0]["session"]
+    assert record["id"] == first
+    body = {"agent_id": agent_id, "chat_model_config": record["config"]["chat_model_config"], "name": "second"}
+    second = client.post("/sessions/", json=body).json()["session_id"]
+    views = {}
+    for session_id, text in ((first, "# First plan\n"), (second, "# Second plan\n")):
+        send_user_text(client, agent_id, session_id, script_message(planning_script(text)))
+        views[session_id] = wait_for(lambda: settled_in(client, agent_id, session_id, "awaiting_approval"), "a plan")
+    paths = {session_id: Path(view["disk"]["path"]) for session_id, view in views.items()}
+    assert paths[first].parents[2] == paths[second].parents[2]  # one workspace ...
+    assert paths[first] != paths[second]  # ... one plan file each
+    assert paths[first].read_text() == "# First plan\n" and paths[second].read_text() == "# Second plan\n"

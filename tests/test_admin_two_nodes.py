@@ -95,3 +95,24 @@ def test_decisions_racing_through_both_nodes_exactly_one_wins(two_nodes: Cluster
             "the winning decision",
         )
         assert [e["decision"] for e in final["audit"] if e["kind"] == "decision"] == [winner]
+
+
+def test_sessions_of_one_agent_planning_on_different_nodes_get_different_plan_files(
+    two_nodes: Cluster,  # noqa: F811
+) -> None:
+    node_a, node_b = two_nodes.nodes["a"], two_nodes.nodes["b"]
+    with node_a.client(USER) as client_a, node_b.client(USER) as client_b:
+        agent_id, first = create_scripted_session(client_a)
+        record = client_a.get("/sessions/", params={"agent_id": agent_id}).json()["sessions"][0]["session"]
+        body = {"agent_id": agent_id, "chat_model_config": record["config"]["chat_model_config"], "name": "second"}
+        second = client_b.post("/sessions/", json=body).json()["session_id"]
+        send_user_text(client_a, agent_id, first, script_message(planning_script("# planned on A\n")))
+        on_a = wait_for(lambda: settled_in(client_a, agent_id, first, "awaiting_approval"), "the plan on A")
+        send_user_text(client_b, agent_id, second, script_message(planning_script("# planned on B\n")))
+        on_b = wait_for(lambda: settled_in(client_b, agent_id, second, "awaiting_approval"), "the plan on B")
+        # each process would happily give its first session the plain PLAN.md: the paths must differ anyway,
+        # or the two plans would overwrite each other once both sessions run on the same node
+        assert on_a["plan_path"] != on_b["plan_path"]
+        for client, session_id, text in ((client_b, first, "# planned on A\n"), (client_a, second, "# planned on B\n")):
+            view = get_plan(client, agent_id, session_id)  # each node now holds both sessions' files
+            assert view["disk"]["matches_state"] is True and Path(view["disk"]["path"]).read_text() == text

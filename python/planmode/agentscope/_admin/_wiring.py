@@ -19,13 +19,17 @@ class PlanModeWiring:
     receives the workspace), then the tool factory for the same turn, so the tools handed out are
     those of the ``PlanMode`` whose middleware gates them. A tool request with no middleware built for
     that turn (AgentScope's realtime voice path) gets no plan tools rather than ungated ones.
+    Every session gets its own plan file (``per_agent_paths=True`` unless you pass otherwise): the app
+    lets the sessions of one agent share a workspace, and which session got the plain ``PLAN.md`` first
+    would otherwise depend on which process ran it first, so two sessions could meet on one file when
+    they later run on the same node.
     The app appends extra middlewares after its own (inbox, state-change, tool offload), none of
     which decides permissions, so the plan-mode gate still runs before any tool.
     """
 
     def __init__(self, *, plan_dir: str = "plans", **plan_mode_options: Any) -> None:
         self.plan_dir = plan_dir
-        self.plan_mode_options = plan_mode_options
+        self.plan_mode_options = {"per_agent_paths": True, **plan_mode_options}
         self._turns: dict[tuple[str, str, str], PlanMode] = {}
 
     def __repr__(self) -> str:
