@@ -34,3 +34,4 @@ bench: venv
 	$(PY) benchmarks/bench_tasks.py
 	$(PY) benchmarks/bench_permissions.py
 	$(PY) benchmarks/bench_plan.py
+	$(PY) benchmarks/bench_shell.py

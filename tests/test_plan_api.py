@@ -107,3 +107,11 @@ async def test_audit_records_every_step(tmp_path: Path) -> None:
     assert audit[2]["detail"] == "ready" and audit[3]["feedback"] == "ship it" and audit[3]["to_mode"] == "accept_edits"
     assert all(a["at"].endswith("Z") for a in audit)
     assert "Plan approved" in text_of([r for r in results(agent).values() if r.name == "plan_exit"][0])
+
+
+async def test_middleware_lists_the_plan_tools_for_the_app(tmp_path: Path) -> None:
+    plan = PlanMode(workspace_dir=tmp_path)
+    names = [t.name for t in await plan.middleware().list_tools()]
+    assert names == ["plan_enter", "plan_write", "plan_exit", "todo_write",
+                     "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"]
+    assert plan.middleware() is plan.middleware()

@@ -113,6 +113,7 @@ async def test_build_phase_is_not_restricted(tmp_path: Path) -> None:
     await run(agent)
     assert results(agent)["w"].state == "success"
     assert plan_status(agent).outcome == "never_entered"
+    assert "planmode" not in agent.state.middle_context and not (root / "plans").exists()
 
 
 async def test_middleware_must_be_first(tmp_path: Path) -> None:

@@ -66,3 +66,9 @@ def test_exactly_one_in_progress_rule(statuses: list[str]) -> None:
         with pytest.raises(InvalidInputError):
             book.set_todos(todos)
         assert book.todos == []
+
+
+async def test_todos_alone_leave_no_plan_file(tmp_path: Path) -> None:
+    agent, _, _ = make_agent(tmp_path, [call_tool("todo_write", {"todos": GOOD}), say("ok")])
+    await run(agent)
+    assert plan_status(agent).plan_path is None and not (tmp_path / "plans").exists()

@@ -7,9 +7,14 @@ middleware and programmatic API live in :mod:`planmode.agentscope`.
 from __future__ import annotations
 
 from . import exceptions
-from ._core import __version__
+from ._core import PlanBook, PlanWorkspace, ShellVerdict, __version__, classify_shell
 
 __all__ = [
     "__version__",
     "exceptions",
+    "ShellVerdict",
+    "classify_shell",
+    # ---- plan ----
+    "PlanBook",
+    "PlanWorkspace",
 ]

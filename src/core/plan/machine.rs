@@ -7,6 +7,7 @@
 use super::actor::validate_actor;
 use super::content::{sha256_hex, validate_plan_text};
 use super::error::{PlanError, PlanResult};
+use super::grant::{Grant, check_grants};
 use super::mode::validate_mode;
 use super::state::{AuditEntry, AuditKind, Decision, Pending, Phase, PlanState, Revision};
 use super::steps::numbered_steps;
@@ -84,6 +85,8 @@ pub struct Answer {
     pub revision: Option<u32>,
     /// Permission mode to switch to on approval.
     pub next_mode: Option<String>,
+    /// Allow rules granted with an approval (expire on the next entry).
+    pub grants: Vec<Grant>,
 }
 
 /// What a decision did.
@@ -101,6 +104,10 @@ pub struct DecisionOutcome {
     pub feedback: Option<String>,
     /// The mode chosen with an approval.
     pub next_mode: Option<String>,
+}
+
+fn labels(grants: &[Grant]) -> String {
+    grants.iter().map(Grant::label).collect::<Vec<_>>().join(", ")
 }
 
 fn check_note(note: Option<&str>, what: &str) -> PlanResult<()> {
@@ -132,6 +139,10 @@ impl PlanState {
         self.phase = Phase::Planning;
         let mut e = AuditEntry::new(AuditKind::Entered, actor, at);
         e.revision = self.latest().map(|r| r.number);
+        let expired = std::mem::take(&mut self.grants);
+        if !expired.is_empty() {
+            e.detail = Some(format!("grants expired: {}", labels(&expired)));
+        }
         self.push_audit(e);
         Ok(outcome)
     }
@@ -308,6 +319,13 @@ impl PlanState {
                 )));
             }
         }
+        check_grants(&answer.grants)?;
+        if !answer.grants.is_empty() && !decision.approves() {
+            return Err(PlanError::InvalidInput(format!(
+                "grants apply only to approvals, not to {}",
+                decision.as_str()
+            )));
+        }
         for (text, what) in [
             (&answer.file_text, "the edited plan file"),
             (&answer.edited_plan, "edited plan"),
@@ -336,6 +354,14 @@ impl PlanState {
             self.phase = Phase::Building;
             self.approved_revision = Some(latest.number);
             self.exited_by = Some(answer.actor.clone());
+            self.grants = answer
+                .grants
+                .iter()
+                .map(|g| Grant {
+                    revision: latest.number,
+                    ..g.clone()
+                })
+                .collect();
         } else {
             self.phase = Phase::Planning;
         }
@@ -348,6 +374,9 @@ impl PlanState {
         e.decision = Some(recorded);
         e.feedback = answer.feedback.clone();
         e.to_mode = answer.next_mode.clone();
+        if recorded.approves() && !self.grants.is_empty() {
+            e.detail = Some(format!("granted: {}", labels(&self.grants)));
+        }
         self.push_audit(e);
         Ok(DecisionOutcome {
             decision: recorded,

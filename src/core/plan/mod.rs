@@ -7,6 +7,7 @@ pub mod actor;
 pub mod clock;
 pub mod content;
 pub mod error;
+pub mod grant;
 pub mod machine;
 pub mod mode;
 pub mod path;

@@ -253,6 +253,9 @@ pub struct PlanState {
     pub audit: Vec<AuditEntry>,
     /// Who ended plan mode last (approver or forcing actor).
     pub exited_by: Option<String>,
+    /// Allow rules granted with the last approval; they expire on the next entry.
+    #[serde(default)]
+    pub grants: Vec<super::grant::Grant>,
 }
 
 impl PlanState {
@@ -363,6 +366,7 @@ impl PlanState {
         {
             validate_actor(a).map_err(|e| e.to_string())?;
         }
+        super::grant::check_grants(&self.grants).map_err(|e| e.to_string())?;
         check_list(&self.todos).map_err(|e| e.to_string())
     }
 }

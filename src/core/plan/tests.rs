@@ -350,3 +350,92 @@ proptest! {
         prop_assert_eq!(PlanState::from_json(s.to_json()).unwrap(), s);
     }
 }
+
+/// One random operation on the machine.
+#[derive(Debug, Clone)]
+enum Op {
+    Enter,
+    Write(String),
+    Exit,
+    Decide(u8, bool),
+    Force,
+    Cancel,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        Just(Op::Enter),
+        "[a-c# ]{0,6}".prop_map(Op::Write),
+        Just(Op::Exit),
+        (0u8..5, any::<bool>()).prop_map(|(d, e)| Op::Decide(d, e)),
+        Just(Op::Force),
+        Just(Op::Cancel),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn random_operations_keep_the_invariants(ops in proptest::collection::vec(op(), 0..25)) {
+        let mut s = PlanState::new();
+        for o in ops {
+            let before = s.clone();
+            let result = match &o {
+                Op::Enter => s.enter("user", AT).map(|_| ()),
+                Op::Write(t) => s.write(t, "model", AT, &limits()).map(|_| ()),
+                Op::Exit => s.request_exit("r", "c", None, false, AT).map(|_| ()),
+                Op::Decide(d, edit) => {
+                    let decision = [Decision::Approve, Decision::ApproveWithEdits, Decision::RequestChanges,
+                                    Decision::Reject, Decision::Cancel][*d as usize];
+                    let mut a = answer(decision);
+                    if *edit { a.edited_plan = Some("# edited".into()); }
+                    s.decide(&a, AT, &limits()).map(|_| ())
+                }
+                Op::Force => s.force_exit("admin", AT).map(|_| ()),
+                Op::Cancel => s.cancel_pending("user", "x", AT).map(|_| ()),
+            };
+            if result.is_err() {
+                prop_assert_eq!(&s, &before, "a refused {:?} changed the state", o);
+            }
+            prop_assert_eq!(s.phase == Phase::AwaitingApproval, s.pending.is_some());
+            if let Some(n) = s.approved_revision {
+                prop_assert!(s.revision(n).is_some());
+            }
+            prop_assert_eq!(PlanState::from_json(s.to_json()).unwrap(), s.clone());
+        }
+    }
+}
+
+#[test]
+fn grants_belong_to_the_approval_and_expire_on_entry() {
+    use crate::core::plan::grant::Grant;
+    let bash = Grant {
+        tool_name: "Bash".into(),
+        rule_content: Some("npm test*".into()),
+        revision: 0,
+    };
+    let mut s = awaiting("# v1");
+    let refused = s.clone();
+    let mut a = answer(Decision::Reject);
+    a.grants = vec![bash.clone()];
+    assert!(
+        s.decide(&a, AT, &limits())
+            .unwrap_err()
+            .to_string()
+            .contains("only to approvals")
+    );
+    assert_eq!(s, refused);
+    a.decision = Some(Decision::Approve);
+    s.decide(&a, AT, &limits()).unwrap();
+    assert_eq!(s.grants, vec![Grant { revision: 1, ..bash }]);
+    assert_eq!(
+        s.audit.last().unwrap().detail.as_deref(),
+        Some("granted: Bash(npm test*)")
+    );
+    assert_eq!(PlanState::from_json(s.to_json()).unwrap(), s);
+    s.enter("model", AT).unwrap();
+    assert!(s.grants.is_empty());
+    assert_eq!(
+        s.audit.last().unwrap().detail.as_deref(),
+        Some("grants expired: Bash(npm test*)")
+    );
+}

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::{text_arg, to_py_err};
 use crate::core::plan::content::DEFAULT_MAX_PLAN_BYTES;
+use crate::core::plan::grant::Grant;
 use crate::core::plan::machine::WriteOutcome;
 use crate::core::plan::{Answer, Decision, EnterOutcome, ForceExit, Limits, PlanState, clock, parse_todos};
 use crate::py::convert::{to_json_value, to_py};
@@ -151,6 +152,12 @@ impl PyPlanBook {
         ser(py, &self.state.pending)
     }
 
+    /// Allow rules granted with the last approval (list of dicts); they expire on re-entry.
+    #[getter]
+    fn grants<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        ser(py, &self.state.grants)
+    }
+
     /// The todo list (list of dicts).
     #[getter]
     fn todos<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -249,7 +256,7 @@ impl PyPlanBook {
     /// Applies the answer to the pending approval; returns
     /// `{decision, revision, sha256, edited, feedback, next_mode}`.
     #[pyo3(signature = (decision, actor = "user", *, feedback = None, edited_plan = None,
-                        file_text = None, revision = None, next_mode = None, at = None))]
+                        file_text = None, revision = None, next_mode = None, grants = None, at = None))]
     #[allow(clippy::too_many_arguments)]
     fn decide<'py>(
         &mut self,
@@ -261,8 +268,17 @@ impl PyPlanBook {
         file_text: Option<&Bound<'py, PyAny>>,
         revision: Option<u32>,
         next_mode: Option<String>,
+        grants: Option<&Bound<'py, PyAny>>,
         at: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let grants: Vec<Grant> = match grants.filter(|g| !g.is_none()) {
+            Some(g) => serde_json::from_value(to_json_value(g, "grants")?).map_err(|e| {
+                InvalidInputError::new_err(format!(
+                    "grants must be a list of {{tool_name, rule_content?}} objects: {e}"
+                ))
+            })?,
+            None => Vec::new(),
+        };
         let answer = Answer {
             decision: Some(Decision::parse(decision).map_err(to_py_err)?),
             actor: actor.to_string(),
@@ -271,6 +287,7 @@ impl PyPlanBook {
             file_text: opt_text(file_text, "edited plan file")?,
             revision,
             next_mode,
+            grants,
         };
         let d = self
             .state

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentscope.event import ConfirmResult, RequireUserConfirmEvent, UserConfirmResultEvent
 from agentscope.message import ToolCallBlock
-from agentscope.permission import PermissionMode
+from agentscope.permission import PermissionBehavior, PermissionMode, PermissionRule
 from agentscope.state import AgentState
 
 from ..._core import check_actor, check_plan_text
@@ -47,6 +47,8 @@ class PlanStatus:
     audit: list[dict[str, Any]] = field(default_factory=list)
     revisions: list[dict[str, Any]] = field(default_factory=list)
     """Revision metadata (number, sha256, bytes, author, edited_by_user, at), without text."""
+    grants: list[dict[str, Any]] = field(default_factory=list)
+    """Allow rules granted with the last approval (tool_name, rule_content, revision)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A plain-JSON dict of every field."""
@@ -63,6 +65,7 @@ def plan_status(agent_or_state: Agent | AgentState) -> PlanStatus:
         approved_revision=book.approved_revision, exited_by=book.exited_by, pending=book.pending,
         todos=book.todos, audit=book.audit,
         revisions=[{k: v for k, v in r.items() if k != "content"} for r in book.revisions],
+        grants=book.grants,
     )
 
 
@@ -89,9 +92,7 @@ def enter_plan_mode(agent_or_state: Agent | AgentState, *, actor: str = "user") 
     """Enters plan mode without a tool call (idempotent; audited with ``actor``)."""
     _require_gate(agent_or_state)
     state = _store.state_of(agent_or_state)
-    book = _store.load(state)
-    book.enter(actor)
-    _store.save(state, book)
+    _store.enter(state, _store.load(state), actor)
     return plan_status(state)
 
 
@@ -116,6 +117,7 @@ def answer_plan(
     *,
     revision: int | None = None,
     actor: str = "user",
+    grants: list[PermissionRule | dict[str, Any]] | None = None,
 ) -> UserConfirmResultEvent:
     """Builds the ``UserConfirmResultEvent`` that answers a parked ``plan_exit``.
 
@@ -123,9 +125,16 @@ def answer_plan(
     reaches the model verbatim; ``edited_plan`` becomes a new revision marked as edited by the
     user; ``next_mode`` switches the permission mode on approval. Given an Agent or AgentState,
     the parked call is found in state and ``revision`` (if given) must be the pending one.
+    ``grants`` (approvals only) are allow rules — ``PermissionRule`` or
+    ``{"tool_name", "rule_content"}`` — added on approval and removed when plan mode is
+    entered again.
     Pass the event to ``agent.reply(...)`` (or POST it to the app's /chat/).
     """
     answer = _answer(decision, feedback, edited_plan, next_mode, revision, actor)
+    if grants:
+        if decision not in ("approve", "approve_with_edits"):
+            raise InvalidInputError(f"grants apply only to approvals, not to {decision}")
+        answer["grants"] = [_grant(g) for g in grants]
     if isinstance(event_or_agent_or_state, RequireUserConfirmEvent):
         reply_id = event_or_agent_or_state.reply_id
         calls = [c for c in event_or_agent_or_state.tool_calls if c.name == PLAN_EXIT]
@@ -169,6 +178,16 @@ def _answer(decision: str, feedback: str | None, edited_plan: str | None,
     answer = {"decision": decision, "actor": actor, "feedback": feedback, "edited_plan": edited_plan,
               "next_mode": mode, "revision": revision}
     return {k: v for k, v in answer.items() if v is not None}
+
+
+def _grant(rule: PermissionRule | dict[str, Any]) -> dict[str, Any]:
+    if isinstance(rule, PermissionRule):
+        if rule.behavior != PermissionBehavior.ALLOW:
+            raise InvalidInputError(f"a grant must be an ALLOW rule, got {rule.behavior.value} for {rule.tool_name}")
+        return {"tool_name": rule.tool_name, "rule_content": rule.rule_content}
+    if isinstance(rule, dict) and isinstance(rule.get("tool_name"), str) and set(rule) <= {"tool_name", "rule_content"}:
+        return {"tool_name": rule["tool_name"], "rule_content": rule.get("rule_content")}
+    raise InvalidInputError(f"a grant must be a PermissionRule or {{tool_name, rule_content?}}, got {rule!r}")
 
 
 def _with_answer(call: ToolCallBlock, answer: dict[str, Any]) -> ToolCallBlock:

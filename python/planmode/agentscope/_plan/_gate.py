@@ -55,16 +55,21 @@ class PlanModeMiddleware(MiddlewareBase):
         role = f"child, policy={self.policy!r}, plan_tools={self.plan_tools}" if self.is_child else "main"
         return f"PlanModeMiddleware({role})"
 
+    async def list_tools(self) -> list[ToolBase]:
+        """The plan tools, for AgentScope's app (which registers middleware tools itself);
+        an attached child's middleware provides none."""
+        return [] if self.is_child else self.plan.tools()
+
     async def get_middleware_key(self) -> str:
         """The ``middle_context`` key of plan-mode state."""
         return _store.STATE_KEY
 
     # ---- shared helpers ----------------------------------------------------------------
 
-    def _book(self, agent: Agent, *, restore: bool = False) -> PlanBook:
+    def _book(self, agent: Agent, *, restore: bool = False, assign: bool = False) -> PlanBook:
         if not self.is_child:
             self.plan.note_primary(agent)
-        return self.plan.bind(agent.state, agent.name, child=self.is_child, restore=restore)
+        return self.plan.bind(agent.state, agent.name, child=self.is_child, restore=restore, assign=assign)
 
     def _active(self, agent: Agent) -> bool:
         """Whether ``agent`` plans now (cheap: reads only the stored phase when it can)."""
@@ -167,10 +172,12 @@ class PlanModeMiddleware(MiddlewareBase):
         name = tool.name
         if name in PLAN_TOOL_NAMES and not self.plan_tools:
             return _deny(_texts.SUBAGENT_NO_PLAN_TOOLS.format(tool=name))
-        if name == PLAN_EXIT:
-            if tool_call.state == ToolCallState.ALLOWED:  # the human answered; plan_exit applies it
+        if name in PLAN_TOOL_NAMES:  # the agent uses plan mode: give it its plan path now
+            book = self._book(agent, assign=True)
+            if name == PLAN_EXIT and tool_call.state != ToolCallState.ALLOWED:
+                return self._ask_for_approval(agent, book, tool_call.id, tool_input)
+            if name == PLAN_EXIT:  # the human answered; plan_exit applies the answer
                 return await next_handler(**input_kwargs)
-            return self._ask_for_approval(agent, self._book(agent), tool_call.id, tool_input)
         if name in (PLAN_ENTER, PLAN_WRITE, TODO_WRITE):
             return _allow(f"{name} is a plan-mode tool.")
         verdict = await self._restriction(agent, tool, tool_input)

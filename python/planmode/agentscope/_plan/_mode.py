@@ -155,11 +155,13 @@ class PlanMode:
         return _store.load(state, self.max_plan_bytes, self.max_revisions_kept)
 
     def bind(self, state: AgentState, agent_name: str, *, child: bool = False,
-             restore: bool = False) -> PlanBook:
-        """Gives the agent its plan path (once); with ``restore``, a plan file missing from the
-        workspace is written back from state (another machine, a cleaned checkout)."""
+             restore: bool = False, assign: bool = False) -> PlanBook:
+        """Gives the agent its plan path, once, as soon as it uses plan mode (or ``assign``);
+        an agent that never plans leaves no trace. With ``restore``, a plan file missing from
+        the workspace is written back from state (another machine, a cleaned checkout)."""
         book = self.load(state)
-        if book.plan_path is None or book.agent_key is None:
+        unbound = book.plan_path is None or book.agent_key is None
+        if unbound and (assign or book.active or book.revision is not None):
             key = book.agent_key or uuid.uuid4().hex
             book.bind(key, self._assign_path(agent_name, key, child))
             _store.save(state, book)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agentscope.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
-from agentscope.permission import PermissionMode
+from agentscope.permission import PermissionBehavior, PermissionMode, PermissionRule
 from agentscope.state import AgentState
 
 from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook
@@ -125,3 +125,39 @@ def record_mode_change(agent_or_state: Agent | AgentState, from_mode: Permission
     book.record_mode_change(actor, mode_value(from_mode), mode_value(to_mode))
     save(state, book)
     return True
+
+
+#: The ``source`` of allow rules granted with a plan approval.
+GRANT_SOURCE = "planmode:approval"
+
+
+def add_grants(state: AgentState, grants: list[dict[str, Any]]) -> None:
+    """Adds the approval's grants as allow rules (in place: the engine reads this context)."""
+    rules = state.permission_context.allow_rules
+    for g in grants:
+        existing = rules.setdefault(g["tool_name"], [])
+        if not any(r.source == GRANT_SOURCE and r.rule_content == g.get("rule_content") for r in existing):
+            existing.append(PermissionRule(tool_name=g["tool_name"], rule_content=g.get("rule_content"),
+                                           behavior=PermissionBehavior.ALLOW, source=GRANT_SOURCE))
+
+
+def revoke_grants(state: AgentState, grants: list[dict[str, Any]]) -> None:
+    """Removes expired grants (only the rules plan mode added) from the allow rules."""
+    rules = state.permission_context.allow_rules
+    for g in grants:
+        kept = [r for r in rules.get(g["tool_name"], [])
+                if not (r.source == GRANT_SOURCE and r.rule_content == g.get("rule_content"))]
+        if kept:
+            rules[g["tool_name"]] = kept
+        else:
+            rules.pop(g["tool_name"], None)
+
+
+def enter(state: AgentState, book: PlanBook, actor: str) -> str:
+    """Enters plan mode on ``book``, stores it, and revokes the grants of the last approval."""
+    expired = book.grants
+    how = book.enter(actor)
+    save(state, book)
+    if how != "already_active":
+        revoke_grants(state, expired)
+    return how

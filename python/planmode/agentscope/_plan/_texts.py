@@ -117,8 +117,13 @@ def saved(path: str, result: dict[str, Any], human_edit: int | None) -> str:
     return text
 
 
+def grant_label(g: dict[str, Any]) -> str:
+    """`Bash(npm test*)` or `Write`."""
+    return f"{g['tool_name']}({g['rule_content']})" if g.get("rule_content") else str(g["tool_name"])
+
+
 def approved(path: str, d: dict[str, Any], actor: str, plan: str | None, mode: str | None,
-             seeded: bool) -> str:
+             seeded: bool, grants: list[dict[str, Any]]) -> str:
     """plan_exit's result after an approval."""
     rev = f"revision {d['revision']}, sha256 {short_sha(d['sha256'])}"
     if d["edited"]:
@@ -143,6 +148,9 @@ def approved(path: str, d: dict[str, Any], actor: str, plan: str | None, mode: s
     ]
     if mode:
         parts.append(f"The permission mode is now {mode}.")
+    if grants:
+        parts.append("Granted without asking, for this plan only (until you enter plan mode again): "
+                     + ", ".join(grant_label(g) for g in grants) + ".")
     if d.get("feedback"):
         parts.append("The user added:\n" + d["feedback"])
     if d["edited"] and plan:

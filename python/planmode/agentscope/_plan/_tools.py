@@ -34,6 +34,8 @@ class _PlanTool(ToolBase):
     is_concurrency_safe = False
     is_read_only = False
     is_state_injected = True
+    #: Whether using the tool gives the agent its plan path (plan tools do, todo_write not).
+    assigns_plan_path = True
 
     def __init__(self, plan: PlanMode) -> None:
         super().__init__()
@@ -48,7 +50,7 @@ class _PlanTool(ToolBase):
     def _book(self, state: AgentState) -> PlanBook:
         if not isinstance(state, AgentState):
             raise PlanModeError(f"{self.name} needs the agent state (is_state_injected)")
-        return self.plan.bind(state, "agent", restore=True)
+        return self.plan.bind(state, "agent", restore=True, assign=self.assigns_plan_path)
 
 
 class PlanEnter(_PlanTool):
@@ -61,8 +63,7 @@ class PlanEnter(_PlanTool):
     async def call(self, _agent_state: AgentState) -> ToolChunk:
         """Enters plan mode; re-entry keeps the plan and its revisions."""
         book = self._book(_agent_state)
-        how = book.enter("model")
-        _store.save(_agent_state, book)
+        how = _store.enter(_agent_state, book, "model")
         return _chunk(_texts.entered(self.plan.abs_path(book), how, book.revision), phase=book.phase)
 
 
@@ -135,7 +136,8 @@ class PlanExit(_PlanTool):
 
     async def call(self, _agent_state: AgentState, summary: Any = None,
                    **answer_arg: Any) -> ToolChunk:
-        """Applies the human's decision to the pending approval."""
+        """Applies the human's decision to the pending approval (the summary was recorded by
+        the middleware when approval was requested)."""
         book = self._book(_agent_state)
         extra = set(answer_arg) - {ANSWER_KEY}
         if extra:
@@ -164,7 +166,7 @@ class PlanExit(_PlanTool):
                 str(answer.get("decision") or "approve"), actor,
                 feedback=answer.get("feedback"), edited_plan=answer.get("edited_plan"),
                 file_text=edited_file, revision=answer.get("revision"),
-                next_mode=answer.get("next_mode"),
+                next_mode=answer.get("next_mode"), grants=answer.get("grants"),
             )
             if work.plan_content is not None and work.plan_content != on_disk:
                 self.plan.write_plan_file(work, work.plan_content)
@@ -179,9 +181,10 @@ class PlanExit(_PlanTool):
             return _chunk(_texts.not_approved(path, d, actor), ToolResultState.DENIED, **meta)
         seeded = self.plan.seed_todos_on_approval and work.seed_todos_from_plan()
         _store.save(state, work)
+        _store.add_grants(state, work.grants)
         if d["next_mode"]:
             _store.apply_mode(state, d["next_mode"], actor)
-        text = _texts.approved(path, d, actor, work.plan_content, d["next_mode"], seeded)
+        text = _texts.approved(path, d, actor, work.plan_content, d["next_mode"], seeded, work.grants)
         return _chunk(text, **meta)
 
 
@@ -190,6 +193,7 @@ class TodoWrite(_PlanTool):
 
     name = _texts.TODO_WRITE
     description = _texts.TODO_DESCRIPTION
+    assigns_plan_path = False
     input_schema: dict[str, Any] = {
         "type": "object",
         "properties": {
