@@ -10,16 +10,16 @@ from agentscope.workspace import LocalWorkspace
 from planmode.agentscope import PlanModeMiddleware, PlanModeWiring
 
 
-async def test_tools_come_from_the_plan_mode_built_for_the_same_turn(tmp_path: Path) -> None:
+async def test_one_middleware_per_turn_brings_the_plan_tools(tmp_path: Path) -> None:
     wiring = PlanModeWiring(plan_dir="plans", allow_shell_in_plan_mode=True)
     assert repr(wiring) == "PlanModeWiring(plan_dir='plans', per_agent_paths=True, allow_shell_in_plan_mode=True)"
     # ChatService passes the workspace only to factories that take four parameters
     assert len(inspect.signature(wiring.middlewares).parameters) == 4
-    assert len(inspect.signature(wiring.tools).parameters) == 3
     workspace = LocalWorkspace(workdir=str(tmp_path))
     middlewares = await wiring.middlewares("u", "a", "s", workspace)
     assert [type(m) for m in middlewares] == [PlanModeMiddleware]
-    names = {tool.name for tool in await wiring.tools("u", "a", "s")}
+    # the app registers middleware tools in the toolkit itself (agentscope.app._service._toolkit)
+    names = {tool.name for tool in await middlewares[0].list_tools()}
     assert {"plan_enter", "plan_write", "plan_exit", "todo_write", "TaskCreate", "TaskUpdate"} <= names
-    assert await wiring.tools("u", "a", "s") == []  # handed out once per turn
-    assert await wiring.tools("u", "a", "other") == []  # no middleware built: no ungated plan tools
+    again = await wiring.middlewares("u", "a", "s", workspace)
+    assert again[0] is not middlewares[0]  # a fresh PlanMode per turn, nothing cached between turns

@@ -152,7 +152,6 @@ def create_scripted_app(
         workspace_manager=LocalWorkspaceManager(basedir=workspace_dir),
         enable_scheduler=False,
         extra_credentials=[ScriptedCredential],
-        extra_agent_tools=wiring.tools,
         extra_agent_middlewares=wiring.middlewares,
     )
     app.include_router(admin_router(token=admin_token))
