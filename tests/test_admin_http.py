@@ -61,9 +61,13 @@ def test_writes_need_the_admin_token(client: httpx.Client, session: tuple[str, s
 @pytest.mark.parametrize("suffix", [*WRITES, "/plan"])
 def test_unknown_session_is_404(client: httpx.Client, session: tuple[str, str], suffix: str) -> None:
     agent_id, _ = session
-    method = client.get if suffix == "/plan" else client.post
-    kwargs = {} if suffix == "/plan" else {"json": APPROVE, "headers": {"X-Admin-Token": TOKEN}}
-    response = method(url("no-such-session", suffix), params={"agent_id": agent_id}, **kwargs)  # type: ignore[operator]
+    if suffix == "/plan":
+        response = client.get(url("no-such-session", suffix), params={"agent_id": agent_id})
+    else:
+        response = client.post(
+            url("no-such-session", suffix), params={"agent_id": agent_id}, json=APPROVE,
+            headers={"X-Admin-Token": TOKEN},
+        )  # fmt: skip
     assert response.status_code == 404
     assert "no-such-session" in response.json()["detail"]
 

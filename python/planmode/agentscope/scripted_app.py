@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from typing import Any, Literal
+from typing import Any, Literal, Type
 
 from agentscope.credential import CredentialBase
 from agentscope.message import Msg
@@ -81,7 +81,7 @@ def _model_turns(message: Msg) -> int:
     return sum(1 for block in _blocks(message) if getattr(block, "type", None) in ("tool_call", "text"))
 
 
-def _directed_step(messages: list[Msg], _tools: Any) -> ChatResponse:
+def _directed_step(messages: list[Any], _tools: Any) -> ChatResponse:
     """Plays the step numbered by the model turns taken since the last script message."""
     start = None
     for index, message in enumerate(messages):
@@ -125,7 +125,7 @@ class ScriptedCredential(CredentialBase):
     type: Literal["planmode_scripted_credential"] = "planmode_scripted_credential"
 
     @classmethod
-    def get_chat_model_class(cls) -> type[ChatModelBase]:
+    def get_chat_model_class(cls) -> Type[ChatModelBase]:  # `type` is a field name in this class
         return DirectedScriptedModel
 
 

@@ -154,6 +154,8 @@ def admin_router(
                     f" at {claim['at']}"
                 )
             pending = plan_status(record.state).pending
+            if pending is None:
+                raise _conflict("no plan approval is pending in this session")
             try:
                 event = answer_plan(
                     record.state,
