@@ -327,3 +327,36 @@ def test_sessions_of_one_agent_share_a_workspace_but_not_a_plan_file(
     assert paths[first].parents[2] == paths[second].parents[2]  # one workspace ...
     assert paths[first] != paths[second]  # ... one plan file each
     assert paths[first].read_text() == "# First plan\n" and paths[second].read_text() == "# Second plan\n"
+
+
+def test_approval_can_switch_the_permission_mode(
+    client: httpx.Client, parked: tuple[str, str, dict[str, Any]]
+) -> None:
+    agent_id, session_id, _ = parked
+    response = decide(client, agent_id, session_id, {"decision": "approve", "revision": 1, "next_mode": "accept_edits"})
+    assert response.status_code == 202, response.text
+    view = wait_for(lambda: settled_in(client, agent_id, session_id, "building"), "the build phase")
+    assert [e.get("to_mode") for e in view["audit"] if e["kind"] == "decision"] == ["accept_edits"]
+    sessions = client.get("/sessions/", params={"agent_id": agent_id}).json()["sessions"]
+    state = next(s["session"]["state"] for s in sessions if s["session"]["id"] == session_id)
+    assert state["permission_context"]["mode"] == "accept_edits"
+
+
+def test_oversized_body_is_413(client: httpx.Client, session: tuple[str, str]) -> None:
+    agent_id, session_id = session
+    body = {"decision": "approve_with_edits", "revision": 1, "edited_plan": "x" * (4 * 1024 * 1024 + 1)}
+    response = decide(client, agent_id, session_id, body)
+    assert response.status_code == 413
+    assert "the limit is 4194304" in response.json()["detail"]
+
+
+def test_invalid_edited_plan_is_422_and_changes_nothing(
+    client: httpx.Client, parked: tuple[str, str, dict[str, Any]]
+) -> None:
+    agent_id, session_id, view = parked
+    response = decide(client, agent_id, session_id, {"decision": "approve_with_edits", "revision": 1,
+                                                     "edited_plan": "step 1\u0000"})  # fmt: skip
+    assert response.status_code == 422
+    assert "NUL" in response.json()["detail"]
+    after = get_plan(client, agent_id, session_id)
+    assert (after["audit"], after["decision_in_flight"], after["pending"]) == (view["audit"], None, view["pending"])
