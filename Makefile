@@ -35,3 +35,4 @@ bench: venv
 	$(PY) benchmarks/bench_permissions.py
 	$(PY) benchmarks/bench_plan.py
 	$(PY) benchmarks/bench_shell.py
+	$(PY) benchmarks/bench_admin.py
