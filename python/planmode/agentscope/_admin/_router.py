@@ -82,8 +82,11 @@ def admin_router(
         workspace = await request.app.state.workspace_manager.get_workspace(
             user_id, agent_id, record.id, record.config.workspace_id
         )
-        path = plan_file(workspace.workdir, view["plan_path"], plan_dir)
-        restored = restore_if_missing(path, view["plan_content"])
+        try:
+            path = plan_file(workspace.workdir, view["plan_path"], plan_dir)
+            restored = restore_if_missing(path, view["plan_content"])
+        except (ValueError, OSError) as exc:  # a plan path that escapes this workspace, an unwritable disk
+            return {"path": None, "exists": False, "error": str(exc)}
         return {**disk_view(path, view.get("sha256")), "restored": restored}
 
     @router.get("/sessions/{session_id}/plan", summary="Plan-mode status of a session")
