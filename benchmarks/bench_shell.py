@@ -27,17 +27,19 @@ except ImportError:  # pragma: no cover - the bench needs the agentscope extra
     sys.exit("bench_shell.py needs AgentScope: make venv installs planmode[agentscope]")
 
 ROUNDS = 20
-REPEATS = 5
+REPEATS = 7
 
 
-def best_seconds(run: Callable[[], None]) -> float:
-    """The fastest of REPEATS timings of ``run``."""
-    timings = []
+def best_seconds(*runs: Callable[[], None]) -> list[float]:
+    """The fastest of REPEATS timings of each run, interleaved so that load on a shared machine
+    hits every run alike."""
+    timings: list[list[float]] = [[] for _ in runs]
     for _ in range(REPEATS):
-        start = time.perf_counter()
-        run()
-        timings.append(time.perf_counter() - start)
-    return min(timings)
+        for run, times in zip(runs, timings, strict=True):
+            start = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - start)
+    return [min(times) for times in timings]
 
 
 def report(name: str, seconds: float, count: int) -> None:
@@ -74,8 +76,7 @@ def main() -> None:
 
     count = ROUNDS * len(commands)
     print(f"shell classifier on the corpus: {len(commands)} command lines x {ROUNDS} rounds, best of {REPEATS}")
-    ours_s = best_seconds(ours)
-    theirs_s = best_seconds(theirs)
+    ours_s, theirs_s = best_seconds(ours, theirs)
     report("planmode.classify_shell", ours_s, count)
     report("agentscope Bash.check_read_only", theirs_s, count)
     print(f"  ratio: planmode is {theirs_s / ours_s:.1f}x the speed of AgentScope's check")

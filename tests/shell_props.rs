@@ -108,6 +108,12 @@ proptest! {
     }
 
     #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        // Invalid UTF-8 reaches Rust only after lossy decoding (U+FFFD), as from a byte stream.
+        check_invariants(&String::from_utf8_lossy(&bytes))?;
+    }
+
+    #[test]
     fn shell_like_text_never_panics(command in shellish()) {
         check_invariants(&command)?;
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import given, settings
@@ -77,3 +78,18 @@ def test_any_text_gets_a_deterministic_verdict(command: str) -> None:
     verdict = classify_shell(command)
     assert verdict == classify_shell(command)
     assert verdict.reason
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.booleans(), st.text(), st.none() | st.text())
+def test_repr_evaluates_back_for_any_text(read_only: bool, reason: str, offending: str | None) -> None:
+    verdict = ShellVerdict(read_only, reason, offending)
+    assert eval(repr(verdict), {"ShellVerdict": ShellVerdict}) == verdict  # noqa: S307
+    assert pickle.loads(pickle.dumps(verdict)) == verdict
+
+
+def test_concurrent_calls_agree() -> None:
+    commands = ["ls -la", "sort -o x y", "git log | head", "cat <<EOF\n$(id)\nEOF\n", "sed -n '1,5p' f"] * 200
+    expected = [classify_shell(c) for c in commands]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert list(pool.map(classify_shell, commands)) == expected

@@ -54,8 +54,7 @@ const READ_SPEC: OptSpec = OptSpec {
             "opens the manual with a pager or browser command from configuration",
         ),
     ],
-    value_short: "",
-    value_long: &[],
+    ..OptSpec::NONE
 };
 
 /// Checks a `git` command line (the words after `git`).

@@ -16,6 +16,8 @@ pub(crate) struct OptSpec {
     pub deny_long: &'static [(&'static str, &'static str)],
     /// Short options that take a value (so the next word is not an operand).
     pub value_short: &'static str,
+    /// Short options whose optional value can only be attached (`date -Iseconds`).
+    pub attached_short: &'static str,
     /// Long options that take a value when written without `=`.
     pub value_long: &'static [&'static str],
 }
@@ -26,6 +28,7 @@ impl OptSpec {
         deny_short: &[],
         deny_long: &[],
         value_short: "",
+        attached_short: "",
         value_long: &[],
     };
 }
@@ -79,6 +82,9 @@ pub(crate) fn check_option(program: &str, word: &str, spec: &OptSpec) -> Result<
         }
         if spec.value_short.contains(c) {
             return Ok(i + c.len_utf8() == cluster.len());
+        }
+        if spec.attached_short.contains(c) {
+            return Ok(false);
         }
     }
     Ok(false)

@@ -177,9 +177,13 @@ impl<'o> Walker<'o> {
     fn item(&mut self, item: &CommandPrefixOrSuffixItem, words: &mut Vec<Arg>) -> Result<(), Deny> {
         match item {
             CommandPrefixOrSuffixItem::IoRedirect(redirect) => self.redirect(redirect),
-            CommandPrefixOrSuffixItem::ProcessSubstitution(..) => Err(Deny::whole(
-                "process substitution `<(...)`/`>(...)` runs a command",
-            )),
+            CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
+                let shown = format!("{kind}{subshell}");
+                Err(Deny::at(
+                    &shown,
+                    format!("process substitution `{shown}` runs a command"),
+                ))
+            }
             CommandPrefixOrSuffixItem::Word(word) | CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
                 words.push(self.word(word)?);
                 Ok(())
@@ -226,10 +230,14 @@ impl<'o> Walker<'o> {
                     let digits = v.strip_suffix('-').unwrap_or(v);
                     v == "-" || (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
                 });
-                if fd_like {
-                    Ok(())
-                } else {
-                    Err(Deny::at(shown, format!("redirection `{shown}` writes a file")))
+                match kind {
+                    _ if fd_like => Ok(()),
+                    IoFileRedirectKind::DuplicateInput => Err(Deny::at(
+                        shown,
+                        format!("redirection `{shown}` does not name a file descriptor"),
+                    )),
+                    // `>& word` with a word that is not a descriptor is bash's `&> word`.
+                    _ => Err(Deny::at(shown, format!("redirection `{shown}` writes a file"))),
                 }
             }
             IoFileRedirectTarget::Filename(word) => match kind {
