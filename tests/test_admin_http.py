@@ -247,8 +247,14 @@ def test_exit_cancels_a_pending_approval(client: httpx.Client, parked: tuple[str
     view = wait_for(lambda: settled_in(client, agent_id, session_id, exited.json()["phase"]), "the exit to settle")
     assert view["pending"] is None and view["active"] is False
     assert decide(client, agent_id, session_id, {"decision": "approve", "revision": 1}).status_code == 409
-    # the parked reply is closed: the session takes a new message again
+    # the parked reply is closed: the session takes a new message and answers it
     send_user_text(client, agent_id, session_id, script_message([say_step("hello again")]))
+
+    def answered() -> bool:
+        messages = client.get(f"/sessions/{session_id}/messages", params={"agent_id": agent_id}).json()["messages"]
+        return any(block.get("text") == "hello again" for msg in messages for block in msg["content"])
+
+    wait_for(answered, "the answer to the next message")
 
 
 def test_cli_against_a_running_app(
