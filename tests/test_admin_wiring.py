@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 from pathlib import Path
 
 from agentscope.workspace import LocalWorkspace
@@ -23,3 +25,13 @@ async def test_one_middleware_per_turn_brings_the_plan_tools(tmp_path: Path) -> 
     assert {"plan_enter", "plan_write", "plan_exit", "todo_write", "TaskCreate", "TaskUpdate"} <= names
     again = await wiring.middlewares("u", "a", "s", workspace)
     assert again[0] is not middlewares[0]  # a fresh PlanMode per turn, nothing cached between turns
+
+
+def test_plan_mode_imports_without_the_service_extra() -> None:
+    code = (
+        "import sys; sys.modules['fastapi'] = None\n"  # as if planmode[service] were not installed
+        "import planmode.agentscope as pm\n"
+        "assert pm.PlanMode and 'planmode.agentscope._admin' not in sys.modules\n"
+        "try:\n    pm.admin_router\nexcept ImportError:\n    pass\nelse:\n    raise SystemExit('expected ImportError')\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
