@@ -14,6 +14,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from typing import Any
 
+from ._permission_engine import PermissionEngine
+from ._permission_middleware import PermissionMiddleware
+from ._permission_mode import get_permission_mode, set_permission_mode
 from ._plan import (
     PlanEnter,
     PlanExit,
@@ -43,6 +46,11 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    # ---- permission ----
+    "PermissionEngine",
+    "PermissionMiddleware",
+    "get_permission_mode",
+    "set_permission_mode",
     # ---- plan ----
     "PlanEnter",
     "PlanExit",

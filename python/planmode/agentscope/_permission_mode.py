@@ -1,0 +1,95 @@
+"""Switching an agent's permission mode at run time: ``set_permission_mode`` / ``get_permission_mode``.
+
+The mode lives in ``agent.state.permission_context.mode`` (AgentScope's own model), so it is
+persisted with the state and read by every permission check on the next tool call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentscope.permission import PermissionContext, PermissionEngine as _AgentScopeEngine, PermissionMode
+from agentscope.state import AgentState
+
+from ..exceptions import InvalidInputError, UnknownModeError
+
+__all__ = ["get_permission_mode", "parse_permission_mode", "set_permission_mode"]
+
+_BY_TEXT: dict[str, PermissionMode] = {
+    **{m.value: m for m in PermissionMode},
+    **{m.name.lower(): m for m in PermissionMode},
+}
+_VALID = ", ".join(repr(m.value) for m in PermissionMode)
+
+
+def parse_permission_mode(mode: object) -> PermissionMode:
+    """Returns the ``PermissionMode`` named by ``mode``: the enum itself, its value (``"dont_ask"``)
+    or its name (``"DONT_ASK"``), case-insensitively.
+
+    Raises:
+        UnknownModeError: anything else, naming the value and listing the valid modes.
+    """
+    if isinstance(mode, PermissionMode):
+        return mode
+    if isinstance(mode, str) and (found := _BY_TEXT.get(mode.lower())) is not None:
+        return found
+    raise UnknownModeError(f"unknown permission mode {mode!r}; valid modes: {_VALID}")
+
+
+def _state_of(agent_or_state: object) -> AgentState:
+    """The ``AgentState`` of an agent (anything with an ``AgentState`` in ``.state``) or the state itself."""
+    if isinstance(agent_or_state, AgentState):
+        return agent_or_state
+    state = getattr(agent_or_state, "state", None)
+    if isinstance(state, AgentState):
+        return state
+    raise InvalidInputError(
+        f"expected an agentscope Agent or AgentState, got {type(agent_or_state).__name__}"
+    )
+
+
+def _context_of(agent_or_state: object) -> PermissionContext:
+    context = _state_of(agent_or_state).permission_context
+    if not isinstance(context, PermissionContext):
+        raise InvalidInputError(
+            f"state.permission_context is a {type(context).__name__}, not a PermissionContext"
+        )
+    return context
+
+
+def rebind_agentscope_engine(agent: object) -> None:
+    """Points AgentScope's built-in engine (``agent._engine``) at the agent's current permission
+    context, so a replaced ``agent.state`` / ``permission_context`` is never left behind (AgentScope
+    binds the context object once, in ``Agent.__init__``). Does nothing for anything else."""
+    engine = getattr(agent, "_engine", None)
+    state = getattr(agent, "state", None)
+    if isinstance(engine, _AgentScopeEngine) and isinstance(state, AgentState):
+        if engine.context is not state.permission_context:
+            engine.context = state.permission_context
+
+
+def get_permission_mode(agent_or_state: Any) -> PermissionMode:
+    """The current permission mode of an agent (or of an ``AgentState``)."""
+    return parse_permission_mode(_context_of(agent_or_state).mode)
+
+
+def set_permission_mode(agent_or_state: Any, mode: PermissionMode | str, *, actor: str = "user") -> PermissionMode:
+    """Switches the permission mode of an agent (or ``AgentState``); it applies from the next tool call.
+
+    ``mode`` is a ``PermissionMode`` or its value / name as a string (``"dont_ask"``, ``"DONT_ASK"``).
+    The enum is stored in place in ``state.permission_context.mode`` (so it persists through
+    ``model_dump_json``); on an agent, AgentScope's built-in engine is re-pointed at that context.
+    ``actor`` names who made the change (recorded by plan mode's audit log when in use).
+    Returns the new mode.
+
+    Raises:
+        UnknownModeError: ``mode`` names no permission mode (nothing is changed).
+        InvalidInputError: ``agent_or_state`` is neither an Agent nor an AgentState (nothing is changed).
+    """
+    new_mode = parse_permission_mode(mode)
+    context = _context_of(agent_or_state)
+    if not isinstance(actor, str):
+        raise InvalidInputError(f"actor must be a string, got {type(actor).__name__}")
+    context.mode = new_mode
+    rebind_agentscope_engine(agent_or_state)
+    return new_mode

@@ -1,0 +1,166 @@
+"""set_permission_mode / get_permission_mode: parsing, atomic errors, live switching, persistence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from agentscope.agent import Agent
+from agentscope.message import TextBlock, UserMsg
+from agentscope.permission import (
+    PermissionBehavior,
+    PermissionContext,
+    PermissionDecision,
+    PermissionMode,
+)
+from agentscope.state import AgentState
+from agentscope.tool import ToolBase, ToolChunk, Toolkit
+
+from planmode.agentscope import (
+    ScriptedChatModel,
+    call_tool,
+    get_permission_mode,
+    say,
+    set_permission_mode,
+)
+from planmode.exceptions import InvalidInputError, UnknownModeError
+
+
+class Touch(ToolBase):
+    """A mutating tool that leaves the decision to the engine (PASSTHROUGH)."""
+
+    name = "touch"
+    description = "Records a mark in agent state."
+    input_schema = {"type": "object", "properties": {"mark": {"type": "string"}}, "required": ["mark"]}
+    is_concurrency_safe = False
+    is_read_only = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.marks: list[str] = []
+
+    async def check_permissions(self, tool_input: dict[str, Any], context: PermissionContext) -> PermissionDecision:
+        return PermissionDecision(behavior=PermissionBehavior.PASSTHROUGH, message="")
+
+    async def call(self, mark: str) -> ToolChunk:
+        self.marks.append(mark)
+        return ToolChunk(content=[TextBlock(text=f"marked {mark}")])
+
+
+def output_text(output: Any) -> str:
+    """A tool result's output as text (denied results carry a plain string)."""
+    if isinstance(output, str):
+        return output
+    return "".join(part.text for part in output if part.type == "text")
+
+
+def tool_results(agent: Agent) -> list[tuple[str, str]]:
+    """(state, text) of every tool result in the agent's context, in order."""
+    return [
+        (block.state, output_text(block.output))
+        for msg in agent.state.context
+        if isinstance(msg.content, list)
+        for block in msg.content
+        if block.type == "tool_result"
+    ]
+
+
+def make_agent(script: list[Any], state: AgentState | None = None) -> tuple[Agent, Touch]:
+    tool = Touch()
+    agent = Agent(
+        name="dev",
+        system_prompt="test",
+        model=ScriptedChatModel(script),
+        toolkit=Toolkit(tools=[tool]),
+        state=state,
+    )
+    return agent, tool
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        (PermissionMode.EXPLORE, PermissionMode.EXPLORE),
+        ("dont_ask", PermissionMode.DONT_ASK),
+        ("DONT_ASK", PermissionMode.DONT_ASK),
+        ("Accept_Edits", PermissionMode.ACCEPT_EDITS),
+        ("bypass", PermissionMode.BYPASS),
+        ("default", PermissionMode.DEFAULT),
+    ],
+)
+def test_accepts_the_enum_its_values_and_names(given: Any, expected: PermissionMode) -> None:
+    state = AgentState()
+    assert set_permission_mode(state, given) is expected
+    assert state.permission_context.mode is expected
+    assert get_permission_mode(state) is expected
+
+
+@pytest.mark.parametrize("bad", ["plan", "dont ask", " bypass", "", None, 3, PermissionBehavior.ALLOW, ["bypass"]])
+def test_rejects_unknown_modes_and_changes_nothing(bad: Any) -> None:
+    agent, _ = make_agent([])
+    agent.state.permission_context.mode = PermissionMode.ACCEPT_EDITS
+    before = agent.state.model_dump_json()
+    with pytest.raises(UnknownModeError) as info:
+        set_permission_mode(agent, bad)
+    assert isinstance(info.value, ValueError)
+    assert repr(bad) in str(info.value)
+    for mode in PermissionMode:
+        assert repr(mode.value) in str(info.value)
+    assert agent.state.model_dump_json() == before
+    assert agent.state.permission_context.mode is PermissionMode.ACCEPT_EDITS
+
+
+def test_rejects_things_that_are_not_agents() -> None:
+    with pytest.raises(InvalidInputError, match="Agent or AgentState, got dict"):
+        set_permission_mode({"state": None}, "bypass")
+    with pytest.raises(InvalidInputError, match="actor"):
+        set_permission_mode(AgentState(), "bypass", actor=7)  # type: ignore[arg-type]
+
+
+def test_get_reads_a_mode_stored_as_a_string() -> None:
+    state = AgentState()
+    state.permission_context.mode = "explore"  # type: ignore[assignment]  # AgentScope does not validate
+    assert get_permission_mode(state) is PermissionMode.EXPLORE
+
+
+async def test_switching_on_a_live_agent_applies_to_the_next_tool_call() -> None:
+    agent_box: list[Agent] = []
+
+    def then_explore(messages: Any, tools: Any) -> Any:
+        set_permission_mode(agent_box[0], "explore", actor="test")
+        return call_tool("touch", {"mark": "second"})
+
+    agent, tool = make_agent([call_tool("touch", {"mark": "first"}), then_explore, say("done")])
+    agent_box.append(agent)
+    set_permission_mode(agent, PermissionMode.BYPASS)
+    await agent.reply(UserMsg(name="user", content="go"))
+    assert tool.marks == ["first"]
+    assert tool_results(agent) == [
+        ("success", "marked first"),
+        ("denied", "Permission denied for touch (explore mode is read-only)"),
+    ]
+
+
+async def test_mode_survives_a_json_round_trip_into_a_new_agent() -> None:
+    agent, _ = make_agent([])
+    set_permission_mode(agent, "dont_ask")
+    saved = agent.state.model_dump_json()
+    restored, tool = make_agent(
+        [call_tool("touch", {"mark": "x"}), say("done")],
+        state=AgentState.model_validate_json(saved),
+    )
+    assert get_permission_mode(restored) is PermissionMode.DONT_ASK
+    assert restored.state.permission_context.mode is PermissionMode.DONT_ASK
+    await restored.reply(UserMsg(name="user", content="go"))
+    assert tool.marks == []
+    assert tool_results(restored) == [("denied", "Permission denied for touch (dont_ask mode - user not available)")]
+
+
+async def test_switch_after_replacing_the_state_is_not_left_on_the_old_context() -> None:
+    agent, tool = make_agent([call_tool("touch", {"mark": "y"}), say("done")])
+    old_context = agent.state.permission_context
+    agent.state = AgentState.model_validate_json(agent.state.model_dump_json())
+    set_permission_mode(agent, "bypass")
+    assert old_context.mode is PermissionMode.DEFAULT
+    await agent.reply(UserMsg(name="user", content="go"))
+    assert tool.marks == ["y"]
