@@ -151,7 +151,7 @@ def ask_human(request: RequireUserConfirmEvent, agent: Agent, auto_yes: bool) ->
     """Shows the plan and asks for a decision in the terminal."""
     status = plan_status(agent)
     print("\n" + "=" * 72)
-    print(f"The agent asks you to approve its plan (revision {status.revision}, {status.plan_path}):\n")
+    print(f"The agent asks you to approve its plan (revision {status.revision}, {status.plan_relpath}):\n")
     print((status.plan_content or "").rstrip())
     print("=" * 72)
     if auto_yes:
@@ -197,7 +197,7 @@ async def main(auto_yes: bool, workspace: Path) -> None:
     print("\nplan_status:")
     print(f"  outcome={status.outcome} phase={status.phase} revision={status.revision} "
           f"approved_revision={status.approved_revision} exited_by={status.exited_by}")
-    print(f"  plan_path={status.plan_path} sha256={(status.sha256 or '')[:12]}")
+    print(f"  plan_path={status.plan_path}\n  sha256={(status.sha256 or '')[:12]}")
     for t in status.todos:
         print(f"  todo [{t['status']}] {t['content']}")
     print("  audit: " + ", ".join(a["kind"] + (f"({a['decision']})" if "decision" in a else "")

@@ -115,3 +115,23 @@ async def test_middleware_lists_the_plan_tools_for_the_app(tmp_path: Path) -> No
     assert names == ["plan_enter", "plan_write", "plan_exit", "todo_write",
                      "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"]
     assert plan.middleware() is plan.middleware()
+
+
+def test_set_permission_mode_is_audited_when_plan_mode_is_in_use() -> None:
+    from agentscope.permission import PermissionMode
+
+    from planmode.agentscope import set_permission_mode
+
+    plain = AgentState()
+    set_permission_mode(plain, "explore", actor="anyone")  # plan mode unused: nothing recorded
+    assert "planmode" not in plain.middle_context
+
+    state = AgentState()
+    enter_plan_mode(state)
+    set_permission_mode(state, PermissionMode.BYPASS, actor="admin:ops")
+    set_permission_mode(state, "bypass", actor="admin:ops")  # no change, no entry
+    changes = [a for a in plan_status(state).audit if a["kind"] == "mode_change"]
+    assert [(c["from_mode"], c["to_mode"], c["actor"]) for c in changes] == [("default", "bypass", "admin:ops")]
+    with pytest.raises(InvalidInputError, match="unknown actor"):
+        set_permission_mode(state, "explore", actor="mallory")
+    assert state.permission_context.mode == PermissionMode.BYPASS

@@ -137,3 +137,41 @@ async def test_middleware_must_be_first(tmp_path: Path) -> None:
     from planmode.exceptions import PlanStateError
     with pytest.raises(PlanStateError, match="no plan-mode middleware"):
         enter_plan_mode(bare)
+
+
+async def test_agentscope_context_compression_still_works_while_planning(tmp_path: Path) -> None:
+    from agentscope.agent import ContextConfig
+
+    agent, _, _ = make_agent(tmp_path, [call_tool("plan_enter", {}), call_tool("CompressContext", {}, "cc"), say("ok")])
+    agent.context_config = ContextConfig(compression_tool_enabled=True)
+    await run(agent)
+    assert results(agent)["cc"].state == "success"
+
+
+@pytest.mark.parametrize("mode", ALL_MODES, ids=[m.value for m in ALL_MODES])
+async def test_with_planmodes_permission_middleware_second(tmp_path: Path, mode: PermissionMode) -> None:
+    from agentscope.agent import Agent
+    from agentscope.tool import Toolkit
+
+    from planmode.agentscope import PermissionMiddleware, ScriptedChatModel
+    from _plan_support import confirm_request
+
+    root = _workspace(tmp_path)
+    plan = PlanMode(workspace_dir=root)
+    model = ScriptedChatModel([call_tool("plan_enter", {}), call_tool("write_file", {"name": "x", "text": "1"}, "w"),
+                               call_tool("read_file", {"name": "notes.txt"}, "r"),
+                               call_tool("plan_write", {"content": PLAN}, "p"), call_tool("plan_exit", {}, "x"),
+                               say("ok")])
+    agent = Agent(name="dev", system_prompt="s", model=model,
+                  toolkit=Toolkit(tools=[WriteFile(root), ReadFile(root), *plan.tools()]),
+                  middlewares=[plan.middleware(), PermissionMiddleware()])
+    agent.state.permission_context.mode = mode
+    _allow_everything(agent, ["write_file"])
+    events = await run(agent)
+    res = results(agent)
+    assert res["w"].state == "denied" and text_of(res["w"]) == DENIED and not (root / "x").exists()
+    assert res["r"].state == "success" and res["p"].state == "success"
+    if mode == PermissionMode.DONT_ASK:
+        assert confirm_request(events) is None and res["x"].state == "denied"
+    else:
+        assert confirm_request(events) is not None and plan_status(agent).awaiting_approval

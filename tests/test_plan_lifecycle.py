@@ -81,7 +81,7 @@ async def test_next_mode_and_seeded_todos(tmp_path: Path) -> None:
     status = plan_status(agent)
     assert [t["content"] for t in status.todos] == ["Read the code", "Change the check", "Run the tests"]
     assert status.todos[0]["status"] == "in_progress"
-    change = [a for a in status.audit if a["kind"] == "mode_change"][0]
+    [change] = [a for a in status.audit if a["kind"] == "mode_change"]
     assert (change["from_mode"], change["to_mode"], change["actor"]) == ("default", "accept_edits", "user:alice")
     assert "permission mode is now accept_edits" in text_of(results(agent)["x1"])
 
@@ -101,3 +101,16 @@ async def test_reentry_keeps_file_and_starts_new_revision(tmp_path: Path) -> Non
     status = plan_status(agent)
     assert status.phase == "planning" and status.revision == 2 and status.outcome == "planning_with_plan"
     assert (tmp_path / "plans" / "PLAN.md").read_text().endswith("4. Ship\n")
+
+
+async def test_human_edit_during_planning_is_kept_as_its_own_revision(tmp_path: Path) -> None:
+    agent, model, _ = make_agent(tmp_path, [call_tool("plan_enter", {}), call_tool("plan_write", {"content": PLAN}),
+                                            say("drafted")])
+    await run(agent)
+    (tmp_path / "plans" / "PLAN.md").write_text(PLAN + "4. Human step\n")
+    model.extend([call_tool("plan_write", {"content": PLAN + "4. Model step\n"}, "p2"), say("ok")])
+    await run(agent, "continue")
+    assert "user had edited the plan file" in text_of(results(agent)["p2"])
+    revisions = plan_status(agent).revisions
+    assert [(r["number"], r["author"], r["edited_by_user"]) for r in revisions] == \
+        [(1, "model", False), (2, "user", True), (3, "model", False)]

@@ -91,14 +91,15 @@ async def test_two_agents_never_share_a_plan_file(tmp_path: Path) -> None:
                          plan=shared, name="bob")
     await run(a)
     await run(b)
-    pa, pb = plan_status(a).plan_path, plan_status(b).plan_path
+    pa, pb = plan_status(a).plan_relpath, plan_status(b).plan_relpath
+    assert plan_status(a).plan_path == str(tmp_path / "plans" / "PLAN.md")
     assert pa == "plans/PLAN.md" and pb is not None and pb.startswith("plans/bob-") and pb.endswith("/PLAN.md")
     assert (tmp_path / pa).read_text() == "# A" and (tmp_path / pb).read_text() == "# B"
     # another PlanMode (e.g. another process) on the same workspace does not take alice's file
     c, _, _ = make_agent(tmp_path, [call_tool("plan_enter", {}), call_tool("plan_write", {"content": "# C"}), say("c")],
                          plan=PlanMode(workspace_dir=tmp_path), name="carol")
     await run(c)
-    assert plan_status(c).plan_path != pa and (tmp_path / pa).read_text() == "# A"
+    assert plan_status(c).plan_relpath != pa and (tmp_path / pa).read_text() == "# A"
 
 
 async def test_per_agent_paths(tmp_path: Path) -> None:
@@ -106,5 +107,5 @@ async def test_per_agent_paths(tmp_path: Path) -> None:
     agent, _, _ = make_agent(tmp_path, [call_tool("plan_enter", {}), call_tool("plan_write", {"content": PLAN}),
                                         say("ok")], plan=plan, name="dev agent")
     await run(agent)
-    path = plan_status(agent).plan_path
+    path = plan_status(agent).plan_relpath
     assert path is not None and path.startswith("docs/plans/dev_agent-") and (tmp_path / path).read_text() == PLAN

@@ -37,6 +37,7 @@ async def test_restart_mid_plan(tmp_path: Path) -> None:
     after = plan_status(agent2)
     assert (after.phase, after.revision, after.sha256, after.plan_path, after.todos) == \
            (before.phase, before.revision, before.sha256, before.plan_path, before.todos)
+    assert after.plan_path == str(tmp_path / "plans" / "PLAN.md")
     events = await run(agent2, "continue")
     assert results(agent2)["w1"].state == "denied"
     assert confirm_request(events) is not None
@@ -72,6 +73,7 @@ async def test_missing_plan_file_is_restored_from_state(tmp_path: Path) -> None:
     agent2, model2, _ = make_agent(machine_b, [say("ok")], plan=PlanMode(workspace_dir=machine_b), state=state)
     await run(agent2, answer_plan(request, "approve"))
     assert (machine_b / "plans" / "PLAN.md").read_text() == PLAN
+    assert plan_status(agent2).plan_path == str(machine_b / "plans" / "PLAN.md")
     status = plan_status(agent2)
     assert status.phase == "building" and status.approved_revision == 1
     assert "restored" in [a["kind"] for a in status.audit]

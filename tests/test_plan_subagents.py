@@ -58,19 +58,27 @@ async def test_enforce_child_is_read_only_while_parent_plans(tmp_path: Path) -> 
     assert results(child)["w2"].state == "success" and (tmp_path / "c.txt").read_text() == "now"
 
 
-async def test_ceiling_keeps_the_childs_own_rules(tmp_path: Path) -> None:
+@pytest.mark.parametrize("policy", ["enforce", "ceiling"])
+async def test_ceiling_keeps_the_childs_own_rules(tmp_path: Path, policy: str) -> None:
+    from agentscope.permission import PermissionBehavior, PermissionRule
+
     parent, _, plan = make_agent(tmp_path, [])
     enter_plan_mode(parent)
     child, _ = _child(tmp_path, plan, [
         call_tool("write_file", {"name": "c.txt", "text": "x"}, "w"),
         call_tool("TaskCreate", {"subject": "look", "description": "around"}, "t"),
         say("ok"),
-    ], mode=PermissionMode.EXPLORE)
-    plan.attach_child(child, parent=parent, policy="ceiling")
+    ], mode=PermissionMode.BYPASS)
+    child.state.permission_context.deny_rules["TaskCreate"] = [
+        PermissionRule(tool_name="TaskCreate", rule_content=None, behavior=PermissionBehavior.DENY, source="user")]
+    plan.attach_child(child, parent=parent, policy=policy)  # type: ignore[arg-type]
     await run(child)
     res = results(child)
     assert res["w"].state == "denied" and text_of(res["w"]) == DENIED
-    assert res["t"].state == "denied" and text_of(res["t"]) != DENIED  # the child's own EXPLORE rule
+    if policy == "ceiling":  # the child's own deny rule still applies
+        assert res["t"].state == "denied" and text_of(res["t"]) != DENIED
+    else:  # enforce: the child plans like its parent, Task tools included
+        assert res["t"].state == "success"
 
 
 async def test_off_does_not_restrict(tmp_path: Path) -> None:
@@ -92,7 +100,7 @@ async def test_child_with_plan_tools_gets_its_own_plan_file(tmp_path: Path) -> N
                       mode=PermissionMode.BYPASS)
     plan.attach_child(child, plan_tools=True)
     await run(child)
-    child_path = plan_status(child).plan_path
+    child_path = plan_status(child).plan_relpath
     assert child_path is not None and child_path.startswith("plans/worker-")
     assert (tmp_path / child_path).read_text() == PLAN
     assert (tmp_path / "plans" / "PLAN.md").read_text() == "# parent"

@@ -12,6 +12,7 @@ from agentscope.permission import PermissionContext, PermissionEngine as _AgentS
 from agentscope.state import AgentState
 
 from ..exceptions import InvalidInputError, UnknownModeError
+from ._plan._store import prepare_mode_audit
 
 __all__ = ["get_permission_mode", "parse_permission_mode", "set_permission_mode"]
 
@@ -84,12 +85,18 @@ def set_permission_mode(agent_or_state: Any, mode: PermissionMode | str, *, acto
 
     Raises:
         UnknownModeError: ``mode`` names no permission mode (nothing is changed).
-        InvalidInputError: ``agent_or_state`` is neither an Agent nor an AgentState (nothing is changed).
+        InvalidInputError: ``agent_or_state`` is neither an Agent nor an AgentState, or plan mode is
+            in use and ``actor`` is not one its audit log knows (nothing is changed).
     """
     new_mode = parse_permission_mode(mode)
     context = _context_of(agent_or_state)
     if not isinstance(actor, str):
         raise InvalidInputError(f"actor must be a string, got {type(actor).__name__}")
+    # Plan mode's audit log records the change: checked before anything changes.
+    audit = prepare_mode_audit(_state_of(agent_or_state), actor)
+    old_mode = context.mode
     context.mode = new_mode
     rebind_agentscope_engine(agent_or_state)
+    if audit is not None and old_mode != new_mode and isinstance(old_mode, PermissionMode):
+        audit(old_mode, new_mode)
     return new_mode

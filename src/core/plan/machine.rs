@@ -472,10 +472,16 @@ impl PlanState {
     }
 
     /// Sets the owner key and plan path once; later calls keep the stored values.
-    pub fn bind(&mut self, agent_key: &str, plan_path: &str) -> PlanResult<()> {
+    /// Also records `workspace_dir`, the directory the plan file lives in now.
+    pub fn bind(&mut self, agent_key: &str, plan_path: &str, workspace_dir: &str) -> PlanResult<()> {
         super::path::check_relative(plan_path)?;
-        if agent_key.trim().is_empty() {
-            return Err(PlanError::InvalidInput("agent_key must not be blank".into()));
+        if agent_key.trim().is_empty() || workspace_dir.is_empty() {
+            return Err(PlanError::InvalidInput(
+                "agent_key and workspace_dir must not be blank".into(),
+            ));
+        }
+        if self.workspace_dir.as_deref() != Some(workspace_dir) {
+            self.workspace_dir = Some(workspace_dir.to_string());
         }
         if self.agent_key.is_none() {
             self.agent_key = Some(agent_key.to_string());

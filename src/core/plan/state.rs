@@ -241,6 +241,10 @@ pub struct PlanState {
     pub agent_key: Option<String>,
     /// Plan file path relative to the workspace (POSIX separators), set once.
     pub plan_path: Option<String>,
+    /// The workspace directory the plan file was last used in (informational: another
+    /// machine may use another directory).
+    #[serde(default)]
+    pub workspace_dir: Option<String>,
     /// Every plan revision, oldest first.
     pub revisions: Vec<Revision>,
     /// The revision approved last, if any.

@@ -176,9 +176,18 @@ impl PyPlanBook {
         ser(py, &self.state.revisions)
     }
 
-    /// Sets the owner key and plan path once (later calls keep the stored values).
-    fn bind(&mut self, agent_key: &str, plan_path: &str) -> PyResult<()> {
-        self.state.bind(agent_key, plan_path).map_err(to_py_err)
+    /// Sets the owner key and plan path once (later calls keep the stored values) and records
+    /// the workspace directory in use.
+    fn bind(&mut self, agent_key: &str, plan_path: &str, workspace_dir: &str) -> PyResult<()> {
+        self.state
+            .bind(agent_key, plan_path, workspace_dir)
+            .map_err(to_py_err)
+    }
+
+    /// The workspace directory the plan file was last used in.
+    #[getter]
+    fn workspace_dir(&self) -> Option<String> {
+        self.state.workspace_dir.clone()
     }
 
     /// Enters plan mode: returns `entered`, `reentered` or `already_active`.

@@ -5,6 +5,7 @@ Every function accepts a live ``Agent`` or a stored ``AgentState`` (as the admin
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +14,7 @@ from agentscope.message import ToolCallBlock
 from agentscope.permission import PermissionBehavior, PermissionMode, PermissionRule
 from agentscope.state import AgentState
 
-from ..._core import check_actor, check_plan_text
+from ..._core import PlanBook, check_actor, check_plan_text
 from ...exceptions import InvalidInputError, PlanStateError
 from . import _store, _texts
 from ._texts import ANSWER_KEY, PLAN_EXIT
@@ -37,7 +38,7 @@ class PlanStatus:
     revision: int | None
     sha256: str | None
     plan_path: str | None
-    """The plan file, relative to the workspace."""
+    """The plan file's absolute path (in the workspace it was last used in)."""
     plan_content: str | None
     """The latest revision's text, from state."""
     approved_revision: int | None
@@ -49,6 +50,8 @@ class PlanStatus:
     """Revision metadata (number, sha256, bytes, author, edited_by_user, at), without text."""
     grants: list[dict[str, Any]] = field(default_factory=list)
     """Allow rules granted with the last approval (tool_name, rule_content, revision)."""
+    plan_relpath: str | None = None
+    """The plan file relative to the workspace (e.g. ``plans/PLAN.md``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A plain-JSON dict of every field."""
@@ -61,12 +64,19 @@ def plan_status(agent_or_state: Agent | AgentState) -> PlanStatus:
     return PlanStatus(
         outcome=book.outcome, phase=book.phase, active=book.active,
         awaiting_approval=book.phase == "awaiting_approval", revision=book.revision,
-        sha256=book.sha256, plan_path=book.plan_path, plan_content=book.plan_content,
+        sha256=book.sha256, plan_path=_absolute(book), plan_content=book.plan_content,
         approved_revision=book.approved_revision, exited_by=book.exited_by, pending=book.pending,
         todos=book.todos, audit=book.audit,
         revisions=[{k: v for k, v in r.items() if k != "content"} for r in book.revisions],
-        grants=book.grants,
+        grants=book.grants, plan_relpath=book.plan_path,
     )
+
+
+def _absolute(book: PlanBook) -> str | None:
+    rel = book.plan_path
+    if rel is None or book.workspace_dir is None:
+        return rel
+    return os.path.join(book.workspace_dir, *rel.split("/"))
 
 
 def is_plan_mode_active(agent_or_state: Agent | AgentState) -> bool:

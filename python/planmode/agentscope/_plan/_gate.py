@@ -21,7 +21,15 @@ from ..._core import PlanBook
 from ...exceptions import PlanModeError
 from . import _store, _texts
 from ._shell import shell_is_read_only
-from ._texts import PLAN_ENTER, PLAN_EXIT, PLAN_TOOL_NAMES, PLAN_WRITE, TASK_TOOL_NAMES, TODO_WRITE
+from ._texts import (
+    AGENT_CONTEXT_TOOL_NAMES,
+    PLAN_ENTER,
+    PLAN_EXIT,
+    PLAN_TOOL_NAMES,
+    PLAN_WRITE,
+    TASK_TOOL_NAMES,
+    TODO_WRITE,
+)
 
 if TYPE_CHECKING:
     from agentscope.agent import Agent
@@ -236,7 +244,7 @@ class PlanModeMiddleware(MiddlewareBase):
         name = tool.name
         if name in TASK_TOOL_NAMES:
             return "allow"
-        if name in self.plan.extra_allowed_tools:
+        if name in self.plan.extra_allowed_tools or name in AGENT_CONTEXT_TOOL_NAMES:
             return "delegate"
         if name in self.plan.shell_tool_names:
             ok = self.plan.allow_shell_in_plan_mode and await shell_is_read_only(tool, tool_input)

@@ -160,10 +160,14 @@ class PlanMode:
         an agent that never plans leaves no trace. With ``restore``, a plan file missing from
         the workspace is written back from state (another machine, a cleaned checkout)."""
         book = self.load(state)
+        root = self.workspace.root
         unbound = book.plan_path is None or book.agent_key is None
         if unbound and (assign or book.active or book.revision is not None):
             key = book.agent_key or uuid.uuid4().hex
-            book.bind(key, self._assign_path(agent_name, key, child))
+            book.bind(key, self._assign_path(agent_name, key, child), root)
+            _store.save(state, book)
+        elif not unbound and book.workspace_dir != root:  # resumed in another workspace
+            book.bind(book.agent_key or "", book.plan_path or "", root)
             _store.save(state, book)
         if restore:
             self._restore_file(state, book)

@@ -3,13 +3,14 @@ into a Rust ``PlanBook`` for each change and stored back right after it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agentscope.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
 from agentscope.permission import PermissionBehavior, PermissionMode, PermissionRule
 from agentscope.state import AgentState
 
-from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook
+from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook, check_actor
 from ...exceptions import InvalidInputError, UnknownModeError
 
 if TYPE_CHECKING:
@@ -107,23 +108,36 @@ def close_parked_call(state: AgentState, tool_call_id: str, text: str) -> bool:
 
 
 def apply_mode(state: AgentState, mode: str, actor: str) -> None:
-    """Switches the permission mode in place (the engine holds this context object) and
-    records the change in the plan audit log when plan mode is in use."""
-    old = mode_value(state.permission_context.mode)
-    new = mode_value(mode)
-    state.permission_context.mode = PermissionMode(new)
-    record_mode_change(state, old, new, actor)
+    """Switches the permission mode (through ``set_permission_mode``, which also records the
+    change in the plan audit log)."""
+    from .._permission_mode import set_permission_mode
+
+    set_permission_mode(state, mode, actor=actor)
+
+
+def prepare_mode_audit(state: AgentState, actor: str) -> Callable[[Any, Any], None] | None:
+    """Checks everything a mode-change audit entry needs *before* the mode changes (the actor,
+    the stored state) and returns the function that records it; None when plan mode is not in
+    use for this agent."""
+    if STATE_KEY not in state.middle_context:
+        return None
+    check_actor(actor)
+    book = load(state)
+
+    def record(from_mode: Any, to_mode: Any) -> None:
+        book.record_mode_change(actor, mode_value(from_mode), mode_value(to_mode))
+        save(state, book)
+
+    return record
 
 
 def record_mode_change(agent_or_state: Agent | AgentState, from_mode: PermissionMode | str,
                        to_mode: PermissionMode | str, actor: str = "user") -> bool:
     """Adds a ``mode_change`` audit entry when plan mode is in use; returns True if recorded."""
-    state = state_of(agent_or_state)
-    if STATE_KEY not in state.middle_context:
+    record = prepare_mode_audit(state_of(agent_or_state), actor)
+    if record is None:
         return False
-    book = load(state)
-    book.record_mode_change(actor, mode_value(from_mode), mode_value(to_mode))
-    save(state, book)
+    record(from_mode, to_mode)
     return True
 
 

@@ -10,6 +10,8 @@ PLAN_EXIT = "plan_exit"
 TODO_WRITE = "todo_write"
 PLAN_TOOL_NAMES = frozenset({PLAN_ENTER, PLAN_WRITE, PLAN_EXIT})
 TASK_TOOL_NAMES = frozenset({"TaskCreate", "TaskGet", "TaskList", "TaskUpdate"})
+#: AgentScope's own agent tools that only touch the agent's context (left to its rules).
+AGENT_CONTEXT_TOOL_NAMES = frozenset({"CompressContext"})
 
 #: The key under which the human's answer travels inside the confirmed plan_exit call.
 ANSWER_KEY = "_planmode_answer"
