@@ -30,7 +30,7 @@ def test_plan_written_on_a_is_approved_and_built_on_b_after_a_dies(two_nodes: Cl
         node_a.kill()
 
         on_b = get_plan(client_b, agent_id, session_id)
-        for key in ("phase", "revision", "sha256", "plan_content", "pending", "todos", "audit", "plan_path"):
+        for key in ("phase", "revision", "sha256", "plan_content", "pending", "todos", "audit", "plan_relpath"):
             assert on_b[key] == on_a[key], key
         file_b = Path(on_b["disk"]["path"])
         assert file_b.is_relative_to(node_b.workspace_dir)

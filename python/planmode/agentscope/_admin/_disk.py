@@ -9,19 +9,15 @@ from pathlib import Path
 from typing import Any
 
 
-def plan_file(workdir: str, plan_path: str, plan_dir: str) -> Path:
-    """The plan file inside ``workdir``: ``plan_path`` when relative or already inside this workspace,
-    else (a path recorded on another machine) the file of the same name under ``plan_dir``."""
+def plan_file(workdir: str, relpath: str) -> Path:
+    """The plan file ``relpath`` (as plan mode records it, relative to the workspace) inside ``workdir``
+    on this node; ValueError when it would resolve outside the workspace."""
     root = Path(workdir).resolve()
-    recorded = Path(plan_path)
-    if not recorded.is_absolute():
-        candidate = (root / recorded).resolve()
-    elif recorded.resolve().is_relative_to(root):
-        candidate = recorded.resolve()
-    else:
-        candidate = (root / plan_dir / recorded.name).resolve()
+    if Path(relpath).is_absolute():
+        raise ValueError(f"plan path {relpath!r} must be relative to the workspace")
+    candidate = (root / relpath).resolve()
     if not candidate.is_relative_to(root):
-        raise ValueError(f"plan path {plan_path!r} escapes the workspace {workdir!r}")
+        raise ValueError(f"plan path {relpath!r} escapes the workspace {workdir!r}")
     return candidate
 
 

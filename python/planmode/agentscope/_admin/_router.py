@@ -46,7 +46,6 @@ def admin_router(
     token_header: str = "X-Admin-Token",
     actor_header: str = "X-Actor",
     audit_limit: int = 20,
-    plan_dir: str = "plans",
 ) -> APIRouter:
     """The admin API for plan mode on AgentScope's app: ``app.include_router(admin_router(token))``.
 
@@ -77,13 +76,13 @@ def admin_router(
         request: Request, record: SessionRecord, user_id: str, agent_id: str, view: dict[str, Any]
     ) -> dict[str, Any] | None:
         """This node's copy of the plan file; the latest revision is restored there from state when missing."""
-        if not view.get("plan_path") or view.get("plan_content") is None:
+        if not view.get("plan_relpath") or view.get("plan_content") is None:
             return None
         workspace = await request.app.state.workspace_manager.get_workspace(
             user_id, agent_id, record.id, record.config.workspace_id
         )
         try:
-            path = plan_file(workspace.workdir, view["plan_path"], plan_dir)
+            path = plan_file(workspace.workdir, view["plan_relpath"])
             restored = restore_if_missing(path, view["plan_content"])
         except (ValueError, OSError) as exc:  # a plan path that escapes this workspace, an unwritable disk
             return {"path": None, "exists": False, "error": str(exc)}
