@@ -9,9 +9,9 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
-## venv: build the Rust core and install planmode with AgentScope and the test tools
+## venv: build the Rust core and install planmode with AgentScope (app + Redis) and the test tools
 venv: $(PY)
-	$(PY) -m pip install -q -e '.[agentscope,test]'
+	$(PY) -m pip install -q -e '.[agentscope,service,test]'
 
 ## example: run the plan -> approve -> build agent end to end (offline, scripted model, approves unattended)
 example: venv
@@ -35,3 +35,4 @@ bench: venv
 	$(PY) benchmarks/bench_permissions.py
 	$(PY) benchmarks/bench_plan.py
 	$(PY) benchmarks/bench_shell.py
+	$(PY) benchmarks/bench_admin.py

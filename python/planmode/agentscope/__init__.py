@@ -12,6 +12,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "planmode.agentscope needs AgentScope: pip install 'planmode[agentscope]'"
     ) from exc
 
+from typing import Any
+
 from ._permission_engine import PermissionEngine
 from ._permission_middleware import PermissionMiddleware
 from ._permission_mode import get_permission_mode, set_permission_mode
@@ -30,6 +32,18 @@ from ._plan import (
     plan_status,
 )
 from .scripted import ScriptedChatModel, call_tool, call_tools, say
+
+# ---- admin (HTTP): needs planmode[service], so imported on first use ----
+_SERVICE_NAMES = ("admin_router", "PlanModeWiring")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SERVICE_NAMES:
+        from . import _admin
+
+        return getattr(_admin, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     # ---- permission ----
@@ -50,6 +64,9 @@ __all__ = [
     "exit_plan_mode",
     "is_plan_mode_active",
     "plan_status",
+    # ---- admin (HTTP) ----
+    "PlanModeWiring",
+    "admin_router",
     # ---- scripted model ----
     "ScriptedChatModel",
     "call_tool",

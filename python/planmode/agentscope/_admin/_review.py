@@ -1,0 +1,183 @@
+"""The plan review page: server-rendered HTML (every value escaped), no inline script, no external assets."""
+
+from __future__ import annotations
+
+import difflib
+from html import escape
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+_markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table").enable("strikethrough")
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+    "form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
+)
+"""Content-Security-Policy of the page: only its own script and stylesheet, only calls back to this server."""
+
+
+def render_markdown(text: str) -> str:
+    """Markdown to HTML with raw HTML escaped and unsafe link schemes (javascript:, vbscript:, file:) refused."""
+    return _markdown.render(text)
+
+
+def render_diff(previous: str | None, current: str | None) -> str:
+    """A line diff (unified, 3 lines of context) between two plan revisions as escaped HTML."""
+    if current is None:
+        return '<p class="muted">No plan written yet.</p>'
+    if previous is None:
+        return '<p class="muted">First revision: nothing to compare with.</p>'
+    lines = list(
+        difflib.unified_diff(
+            previous.splitlines(), current.splitlines(), "previous", "current", lineterm="", n=3
+        )
+    )[2:]
+    if not lines:
+        return '<p class="muted">No change from the previous revision.</p>'
+    kinds = {"+": "add", "-": "del", "@": "hunk"}
+    rows = "".join(f'<span class="{kinds.get(line[:1], "ctx")}">{escape(line)}</span>\n' for line in lines)
+    return f'<pre class="diff">{rows}</pre>'
+
+
+def _task_levels(tasks: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Tasks layered by dependency depth (a task sits one level after the deepest task blocking it)."""
+    by_id = {str(task.get("id")): task for task in tasks}
+    depth: dict[str, int] = {}
+
+    def level(task_id: str, seen: frozenset[str]) -> int:
+        if task_id in depth:
+            return depth[task_id]
+        blockers = [b for b in by_id[task_id].get("blocked_by") or [] if str(b) in by_id and str(b) not in seen]
+        depth[task_id] = 1 + max((level(str(b), seen | {task_id}) for b in blockers), default=-1)
+        return depth[task_id]
+
+    layers: list[list[dict[str, Any]]] = []
+    for task_id in by_id:
+        index = level(task_id, frozenset())
+        layers.extend([] for _ in range(index + 1 - len(layers)))
+        layers[index].append(by_id[task_id])
+    return layers
+
+
+def render_tasks(tasks: list[dict[str, Any]]) -> str:
+    """The task graph: one column per dependency level, each task with its state and what blocks it."""
+    if not tasks:
+        return '<p class="muted">No tasks.</p>'
+    columns = []
+    for index, layer in enumerate(_task_levels(tasks)):
+        cards = "".join(
+            f'<li class="task {escape(str(task.get("state", "")))}"><b>#{escape(str(task.get("id")))}</b> '
+            f'{escape(str(task.get("subject", "")))} <span class="badge">{escape(str(task.get("state", "")))}</span>'
+            + (
+                f'<div class="muted">after {", ".join("#" + escape(str(b)) for b in task["blocked_by"])}</div>'
+                if task.get("blocked_by")
+                else ""
+            )
+            + "</li>"
+            for task in layer
+        )
+        columns.append(f'<div class="level"><h3>Level {index}</h3><ul>{cards}</ul></div>')
+    return f'<div class="graph" id="task-graph">{"".join(columns)}</div>'
+
+
+def render_todos(todos: list[dict[str, Any]]) -> str:
+    """The todo list with each item's status."""
+    if not todos:
+        return '<p class="muted">No todos.</p>'
+    items = "".join(
+        f'<li class="todo {escape(str(todo.get("status", "")))}"><span class="badge">'
+        f'{escape(str(todo.get("status", "")))}</span> {escape(str(todo.get("content", todo)))}</li>'
+        for todo in todos
+    )
+    return f'<ul id="todos">{items}</ul>'
+
+
+def render_audit(audit: list[dict[str, Any]]) -> str:
+    """The audit trail, oldest first: when, who, what, and the details recorded with it."""
+    if not audit:
+        return '<p class="muted">No audit entries.</p>'
+    rows = "".join(
+        "<tr>"
+        + "".join(f"<td>{escape(str(entry.get(key, '')))}</td>" for key in ("at", "actor", "kind", "revision"))
+        + "<td>"
+        + escape(
+            ", ".join(
+                f"{key}={value}"
+                for key, value in entry.items()
+                if key not in ("at", "actor", "kind", "revision") and value not in (None, "")
+            )
+        )
+        + "</td></tr>"
+        for entry in audit
+    )
+    return (
+        '<table id="audit"><thead><tr><th>at</th><th>actor</th><th>event</th><th>revision</th>'
+        f"<th>details</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def _decision_form(view: dict[str, Any], decide_url: str, user_id: str) -> str:
+    pending = view.get("pending")
+    if not pending:
+        return '<p class="muted" id="no-pending">No plan is awaiting approval.</p>'
+    if view.get("decision_in_flight"):
+        claim = view["decision_in_flight"]
+        return (
+            f'<p id="in-flight">Decision already sent: <b>{escape(str(claim.get("decision")))}</b> by '
+            f'{escape(str(claim.get("actor")))}; the agent is resuming.</p>'
+        )
+    return f"""
+<form id="decide" data-url="{escape(decide_url)}" data-user="{escape(user_id)}"
+      data-revision="{escape(str(pending.get("revision", view.get("revision"))))}">
+  <div class="row">
+    <label>Admin token <input type="password" id="token" autocomplete="off" required></label>
+    <label>Your name <input type="text" id="actor" maxlength="128"></label>
+  </div>
+  <label for="feedback">Feedback (required to request changes)</label>
+  <textarea id="feedback" rows="4"></textarea>
+  <details id="edit-box"><summary>Edit the plan before approving</summary>
+    <textarea id="editor" rows="18">{escape(view.get("plan_content") or "")}</textarea>
+  </details>
+  <div class="buttons">
+    <button type="button" data-decision="approve" id="btn-approve">Approve</button>
+    <button type="button" data-decision="approve_with_edits" id="btn-approve-edits">Approve with edits</button>
+    <button type="button" data-decision="request_changes" id="btn-request-changes">Request changes</button>
+    <button type="button" data-decision="reject" id="btn-reject" class="danger">Reject</button>
+  </div>
+  <p id="result" role="status"></p>
+</form>"""
+
+
+def render_page(
+    view: dict[str, Any], *, previous_content: str | None, decide_url: str, static_url: str, user_id: str
+) -> str:
+    """The whole review page for one session."""
+    content = view.get("plan_content")
+    plan_html = render_markdown(content) if content is not None else '<p class="muted">No plan written yet.</p>'
+    sha = view.get("sha256") or ""
+    summary = (view.get("pending") or {}).get("summary")
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Plan review: {escape(str(view.get("session_id")))}</title>
+<link rel="icon" href="data:,"><link rel="stylesheet" href="{escape(static_url)}/review.css"></head>
+<body>
+<header>
+  <h1>Plan review</h1>
+  <p>Session <code id="session">{escape(str(view.get("session_id")))}</code>
+     · phase <span class="badge" id="phase">{escape(str(view.get("phase")))}</span>
+     · revision <span id="revision">{escape(str(view.get("revision")))}</span>
+     · sha256 <code title="{escape(sha)}">{escape(sha[:12])}</code></p>
+  {f'<p id="summary">{escape(str(summary))}</p>' if summary else ""}
+</header>
+<main>
+<section><h2>Decision</h2>{_decision_form(view, decide_url, user_id)}</section>
+<section><h2>Plan</h2><article id="plan">{plan_html}</article></section>
+<section><h2>Changes since the previous revision</h2><div id="diff">{render_diff(previous_content, content)}</div></section>
+<section><h2>Todos</h2>{render_todos(list(view.get("todos") or []))}</section>
+<section><h2>Task graph</h2>{render_tasks(list(view.get("tasks") or []))}</section>
+<section><h2>Audit trail</h2>{render_audit(list(view.get("audit") or []))}</section>
+</main>
+<script src="{escape(static_url)}/review.js"></script>
+</body></html>
+"""

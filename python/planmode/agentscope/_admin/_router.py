@@ -1,0 +1,218 @@
+"""``admin_router``: the plan-mode admin API and review page, mounted on AgentScope's app."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from importlib import resources
+from typing import Any
+from urllib.parse import quote
+
+from agentscope.app.deps import get_current_user_id, get_message_bus, get_storage
+from agentscope.app.message_bus import MessageBus, MessageBusKeys
+from agentscope.app.storage import SessionRecord, StorageBase
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response, status
+from fastapi.responses import HTMLResponse
+
+from ...exceptions import InvalidInputError, PlanStateError
+from .._plan import answer_plan, enter_plan_mode, exit_plan_mode, plan_status
+from ._auth import actor_from, token_guard
+from ._disk import disk_view, plan_file, restore_if_missing
+from ._review import CSP, render_page
+from ._schema import DecideRequest, parse_body
+from ._sessions import load_session, locked_session, resume, save_state
+from ._view import decision_claim, plan_view, previous_plan_content, set_decision_claim
+
+TOKEN_ENV = "PLANMODE_ADMIN_TOKEN"
+"""Environment variable read for the admin token when ``admin_router(token=None)``."""
+
+_STATIC = {"review.js": "text/javascript", "review.css": "text/css"}
+_PAGE_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+def _conflict(detail: str) -> HTTPException:
+    return HTTPException(status_code=status.HTTP_409_CONFLICT, detail=detail)
+
+
+def admin_router(
+    token: str | None = None,
+    *,
+    prefix: str = "/v1/admin",
+    token_header: str = "X-Admin-Token",
+    actor_header: str = "X-Actor",
+    audit_limit: int = 20,
+) -> APIRouter:
+    """The admin API for plan mode on AgentScope's app: ``app.include_router(admin_router(token))``.
+
+    Reads need the caller's ``X-User-ID`` (as every AgentScope route); writes also need ``token``
+    (default: the ``PLANMODE_ADMIN_TOKEN`` environment variable) in ``token_header``: 401 when it is
+    missing, 403 when wrong. The actor recorded in the audit log comes from ``actor_header``.
+    Sessions are addressed as AgentScope addresses them: ``{session_id}`` plus ``?agent_id=``.
+    """
+    token = token if token is not None else os.environ.get(TOKEN_ENV)
+    if not token:
+        raise ValueError(f"admin_router needs an admin token: pass token=... or set {TOKEN_ENV}")
+    if audit_limit < 0:
+        raise ValueError(f"audit_limit must be >= 0, got {audit_limit}")
+    router = APIRouter(prefix=prefix, tags=["planmode-admin"])
+    guard = Depends(token_guard(token, token_header))
+    agent_query = Query(description="Agent the session belongs to.")
+
+    async def view_of(request: Request, record: SessionRecord, user_id: str, agent_id: str) -> dict[str, Any]:
+        bus: MessageBus = request.app.state.message_bus
+        running = await bus.is_locked(MessageBusKeys.session_lock(record.id))
+        view = plan_view(
+            record.state, session_id=record.id, agent_id=agent_id, running=running, audit_limit=audit_limit
+        )
+        view["disk"] = await _disk_of(request, record, user_id, agent_id, view)
+        return view
+
+    async def _disk_of(
+        request: Request, record: SessionRecord, user_id: str, agent_id: str, view: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """This node's copy of the plan file; the latest revision is restored there from state when missing."""
+        if not view.get("plan_relpath") or view.get("plan_content") is None:
+            return None
+        workspace = await request.app.state.workspace_manager.get_workspace(
+            user_id, agent_id, record.id, record.config.workspace_id
+        )
+        try:
+            path = plan_file(workspace.workdir, view["plan_relpath"])
+            restored = restore_if_missing(path, view["plan_content"])
+        except (ValueError, OSError) as exc:  # a plan path that escapes this workspace, an unwritable disk
+            return {"path": None, "exists": False, "error": str(exc)}
+        return {**disk_view(path, view.get("sha256")), "restored": restored}
+
+    @router.get("/sessions/{session_id}/plan", summary="Plan-mode status of a session")
+    async def get_plan(
+        session_id: str,
+        request: Request,
+        agent_id: str = agent_query,
+        user_id: str = Depends(get_current_user_id),
+        storage: StorageBase = Depends(get_storage),
+    ) -> dict[str, Any]:
+        """Phase, active flag, plan path/content, revision and sha256, pending approval, todos, tasks,
+        the last audit entries, and this node's plan file (``disk``)."""
+        record = await load_session(storage, user_id, agent_id, session_id)
+        return await view_of(request, record, user_id, agent_id)
+
+    async def switch(request: Request, session_id: str, agent_id: str, user_id: str, enter: bool) -> dict[str, Any]:
+        actor = actor_from(request, actor_header)
+        storage: StorageBase = request.app.state.storage
+        bus: MessageBus = request.app.state.message_bus
+        async with locked_session(storage, bus, user_id, agent_id, session_id) as record:
+            try:
+                # exit_plan_mode also closes a parked plan_exit call, so the session takes new messages.
+                (enter_plan_mode if enter else exit_plan_mode)(record.state, actor=actor)
+            except PlanStateError as exc:
+                raise _conflict(str(exc)) from None
+            set_decision_claim(record.state, None)
+            await save_state(storage, user_id, agent_id, record)
+        return await view_of(request, record, user_id, agent_id)
+
+    @router.post("/sessions/{session_id}:enter-plan-mode", dependencies=[guard], summary="Enter plan mode")
+    async def enter(
+        session_id: str, request: Request, agent_id: str = agent_query, user_id: str = Depends(get_current_user_id)
+    ) -> dict[str, Any]:
+        """Puts the session in plan mode (read-only planning) and records the actor in the audit log."""
+        return await switch(request, session_id, agent_id, user_id, enter=True)
+
+    @router.post("/sessions/{session_id}:exit-plan-mode", dependencies=[guard], summary="Exit plan mode")
+    async def exit_(
+        session_id: str, request: Request, agent_id: str = agent_query, user_id: str = Depends(get_current_user_id)
+    ) -> dict[str, Any]:
+        """Leaves plan mode without a human gate; a pending approval is cancelled and its parked reply closed."""
+        return await switch(request, session_id, agent_id, user_id, enter=False)
+
+    @router.post(
+        "/sessions/{session_id}/plan:decide",
+        dependencies=[guard],
+        status_code=status.HTTP_202_ACCEPTED,
+        summary="Answer the plan awaiting approval",
+    )
+    async def decide(
+        session_id: str,
+        request: Request,
+        agent_id: str = agent_query,
+        user_id: str = Depends(get_current_user_id),
+        storage: StorageBase = Depends(get_storage),
+        bus: MessageBus = Depends(get_message_bus),
+    ) -> dict[str, Any]:
+        """Answers the pending ``plan_exit`` (approve, approve_with_edits, request_changes, reject) and
+        resumes the parked reply through AgentScope's confirmation path. 409 when ``revision`` is not the
+        pending one, when nothing is pending, or when another decision got there first."""
+        body = await parse_body(request, DecideRequest)
+        actor = actor_from(request, actor_header)
+        async with locked_session(storage, bus, user_id, agent_id, session_id) as record:
+            claim = decision_claim(record.state)
+            if claim is not None:
+                raise _conflict(
+                    f"revision {claim['revision']} was already decided: {claim['decision']} by {claim['actor']}"
+                    f" at {claim['at']}"
+                )
+            pending = plan_status(record.state).pending
+            if pending is None:
+                raise _conflict("no plan approval is pending in this session")
+            try:
+                event = answer_plan(
+                    record.state,
+                    body.decision,
+                    feedback=body.feedback,
+                    edited_plan=body.edited_plan,
+                    next_mode=body.next_mode.value if body.next_mode is not None else None,
+                    revision=body.revision,
+                    actor=actor,
+                )
+            except PlanStateError as exc:
+                raise _conflict(str(exc)) from None
+            except InvalidInputError as exc:
+                raise HTTPException(status_code=status.HTTP_422_UNPROCESSABLE_CONTENT, detail=str(exc)) from None
+            at = datetime.now(UTC).isoformat()
+            claim = {"tool_call_id": pending["tool_call_id"], "revision": body.revision, "decision": body.decision,
+                     "actor": actor, "at": at}  # fmt: skip
+            set_decision_claim(record.state, claim)
+            await save_state(storage, user_id, agent_id, record)
+            try:
+                await resume(bus, user_id, agent_id, session_id, event)
+            except Exception:
+                set_decision_claim(record.state, None)
+                await save_state(storage, user_id, agent_id, record)
+                raise
+        return {"status": "resuming", "session_id": session_id, "reply_id": event.reply_id, **claim}
+
+    @router.get("/sessions/{session_id}/plan/review", response_class=HTMLResponse, summary="Plan review page")
+    async def review(
+        session_id: str,
+        request: Request,
+        agent_id: str = agent_query,
+        user_id: str = Query(description="The session owner's user id (a browser cannot send X-User-ID)."),
+        storage: StorageBase = Depends(get_storage),
+    ) -> HTMLResponse:
+        """The plan rendered from Markdown, the diff against the previous revision, todos, task graph, audit
+        trail and the decision buttons. Self-contained: no external asset, strict CSP."""
+        record = await load_session(storage, user_id, agent_id, session_id)
+        view = await view_of(request, record, user_id, agent_id)
+        root = request.scope.get("root_path", "") + prefix
+        page = render_page(
+            view,
+            previous_content=previous_plan_content(record.state),
+            decide_url=f"{root}/sessions/{quote(session_id, safe='')}/plan:decide?agent_id={quote(agent_id, safe='')}",
+            static_url=f"{root}/static",
+            user_id=user_id,
+        )
+        return HTMLResponse(page, headers=_PAGE_HEADERS)
+
+    @router.get("/static/{name}", include_in_schema=False)
+    async def static(name: str) -> Response:
+        """The review page's script and stylesheet, shipped in the wheel."""
+        if name not in _STATIC:
+            raise HTTPException(status_code=status.HTTP_404_NOT_FOUND, detail=f"no static file {name!r}")
+        data = resources.files(__package__).joinpath("static", name).read_bytes()
+        return Response(data, media_type=_STATIC[name], headers={"X-Content-Type-Options": "nosniff"})
+
+    return router

@@ -1,0 +1,52 @@
+// Plan review page: sends the human's decision to POST .../plan:decide and shows the answer.
+"use strict";
+(function () {
+  const form = document.getElementById("decide");
+  if (!form) return;
+  const result = document.getElementById("result");
+  const field = (id) => document.getElementById(id).value;
+
+  form.addEventListener("submit", (event) => event.preventDefault());
+
+  async function decide(decision) {
+    const body = { decision: decision, revision: Number(form.dataset.revision) };
+    const feedback = field("feedback").trim();
+    if (feedback) body.feedback = feedback;
+    if (decision === "approve_with_edits") body.edited_plan = field("editor");
+    const headers = {
+      "Content-Type": "application/json",
+      "X-Admin-Token": field("token"),
+      "X-User-ID": form.dataset.user,
+    };
+    const actor = field("actor").trim();
+    if (actor) headers["X-Actor"] = actor;
+    result.textContent = "Sending…";
+    result.className = "";
+    try {
+      const response = await fetch(form.dataset.url, { method: "POST", headers: headers, body: JSON.stringify(body) });
+      const data = await response.json().catch(() => ({}));
+      if (response.ok) {
+        result.textContent = "Decision sent: " + decision + " (revision " + body.revision + "). The agent resumes.";
+        result.className = "ok";
+        form.querySelectorAll("button").forEach((button) => { button.disabled = true; });
+      } else {
+        const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail);
+        result.textContent = "Refused (" + response.status + "): " + detail;
+        result.className = "error";
+      }
+    } catch (error) {
+      result.textContent = "Could not reach the server: " + error;
+      result.className = "error";
+    }
+  }
+
+  form.querySelectorAll("button[data-decision]").forEach((button) => {
+    button.addEventListener("click", () => {
+      if (button.dataset.decision === "approve_with_edits") {
+        const box = document.getElementById("edit-box");
+        if (!box.open) { box.open = true; result.textContent = "Edit the plan, then press Approve with edits again."; return; }
+      }
+      decide(button.dataset.decision);
+    });
+  });
+})();

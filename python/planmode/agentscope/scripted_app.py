@@ -1,0 +1,169 @@
+"""Run AgentScope's real app offline: a scripted model the app can build from a credential.
+
+AgentScope's app builds each turn's model from a stored credential
+(``CredentialFactory``), so a test or demo cannot hand it a model object.
+:class:`ScriptedCredential` names :class:`DirectedScriptedModel`, a
+:class:`~planmode.agentscope.scripted.ScriptedChatModel` whose script travels in
+the conversation itself: the user message carries ``PLANMODE-SCRIPT:`` followed
+by a JSON list of steps, and the model plays the step whose index is the number
+of model turns (tool calls and answers) since that message. The script is therefore the same on
+every process, which is what lets a run start on one node and finish on another.
+
+>>> text = script_message([tool_step("plan_enter", {}), say_step("planning")])
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from typing import Any, Literal, Type
+
+from agentscope.credential import CredentialBase
+from agentscope.message import Msg
+from agentscope.model import ChatModelBase, ChatResponse
+
+from .scripted import ScriptedChatModel, call_tool, say
+
+__all__ = [
+    "SCRIPT_MARKER",
+    "DirectedScriptedModel",
+    "ScriptedCredential",
+    "create_scripted_app",
+    "planning_script",
+    "app_from_env",
+    "say_step",
+    "script_message",
+    "tool_step",
+]
+
+SCRIPT_MARKER = "PLANMODE-SCRIPT:"
+"""Marks a user message whose remaining text is the JSON list of scripted steps."""
+
+
+def tool_step(name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A scripted step that calls one tool."""
+    return {"tool": name, "args": args or {}}
+
+
+def say_step(text: str) -> dict[str, Any]:
+    """A scripted step that answers with text (ending the reply)."""
+    return {"say": text}
+
+
+def script_message(steps: list[dict[str, Any]]) -> str:
+    """The user-message text that makes :class:`DirectedScriptedModel` play ``steps``."""
+    return SCRIPT_MARKER + json.dumps(steps)
+
+
+def planning_script(plan: str, summary: str = "Plan ready for review", built: str = "Build finished.") -> list[
+    dict[str, Any]
+]:
+    """The steps of an agent that enters plan mode, writes ``plan``, asks for approval, and once
+    resumed starts building (first todo in progress) and reports ``built``."""
+    return [
+        tool_step("plan_enter", {}),
+        tool_step("plan_write", {"content": plan}),
+        tool_step("plan_exit", {"summary": summary}),
+        tool_step("todo_write", {"todos": [{"content": "Build the approved plan", "status": "in_progress"}]}),
+        say_step(built),
+    ]
+
+
+def _blocks(message: Msg) -> list[Any]:
+    return [] if isinstance(message.content, str) else list(message.content)
+
+
+def _model_turns(message: Msg) -> int:
+    """How many model turns an assistant message holds (one tool call or one text answer each)."""
+    if message.role != "assistant":
+        return 0
+    return sum(1 for block in _blocks(message) if getattr(block, "type", None) in ("tool_call", "text"))
+
+
+def _directed_step(messages: list[Any], _tools: Any) -> ChatResponse:
+    """Plays the step numbered by the model turns taken since the last script message."""
+    start = None
+    for index, message in enumerate(messages):
+        if message.role == "user" and SCRIPT_MARKER in (message.get_text_content() or ""):
+            start = index
+    if start is None:
+        return say("(no script in the conversation)")
+    text = messages[start].get_text_content() or ""
+    steps, _ = json.JSONDecoder().raw_decode(text, text.index(SCRIPT_MARKER) + len(SCRIPT_MARKER))
+    taken = sum(_model_turns(message) for message in messages[start + 1 :])
+    if taken >= len(steps):
+        return say("(script exhausted)")
+    step = steps[taken]
+    if "say" in step:
+        return say(step["say"])
+    # Call ids must be unique across processes: the reply merges blocks that share an id.
+    return call_tool(step["tool"], step.get("args", {}), call_id=f"call-{uuid.uuid4().hex}")
+
+
+class DirectedScriptedModel(ScriptedChatModel):
+    """A scripted model built the way the app builds models, reading its script from the conversation."""
+
+    def __init__(self, credential: Any = None, model: str = "scripted", parameters: Any = None, **_: Any) -> None:
+        super().__init__()
+
+    async def _call_api(
+        self,
+        model_name: str,
+        messages: list[Any],
+        tools: Any = None,
+        tool_choice: Any = None,
+        **kwargs: Any,
+    ) -> ChatResponse:
+        self.extend([_directed_step])
+        return await super()._call_api(model_name, messages, tools, tool_choice, **kwargs)
+
+
+class ScriptedCredential(CredentialBase):
+    """A credential needing no secret; pass it in ``create_app(extra_credentials=[...])``."""
+
+    type: Literal["planmode_scripted_credential"] = "planmode_scripted_credential"
+
+    @classmethod
+    def get_chat_model_class(cls) -> Type[ChatModelBase]:  # `type` is a field name in this class
+        return DirectedScriptedModel
+
+
+def create_scripted_app(
+    *,
+    redis_host: str = "127.0.0.1",
+    redis_port: int = 6379,
+    workspace_dir: str = "workspaces",
+    admin_token: str,
+    plan_dir: str = "plans",
+) -> Any:
+    """AgentScope's app on Redis with plan mode wired into every session and the admin router mounted."""
+    from agentscope.app import create_app
+    from agentscope.app.message_bus import RedisMessageBus
+    from agentscope.app.storage import RedisStorage
+    from agentscope.app.workspace_manager import LocalWorkspaceManager
+
+    from ._admin import PlanModeWiring, admin_router
+
+    wiring = PlanModeWiring(plan_dir=plan_dir)
+    app = create_app(
+        storage=RedisStorage(host=redis_host, port=redis_port),
+        message_bus=RedisMessageBus(host=redis_host, port=redis_port),
+        workspace_manager=LocalWorkspaceManager(basedir=workspace_dir),
+        enable_scheduler=False,
+        extra_credentials=[ScriptedCredential],
+        extra_agent_middlewares=wiring.middlewares,
+    )
+    app.include_router(admin_router(token=admin_token))
+    return app
+
+
+def app_from_env() -> Any:
+    """``uvicorn --factory planmode.agentscope.scripted_app:app_from_env`` (PLANMODE_REDIS_PORT,
+    PLANMODE_WORKSPACE_DIR, PLANMODE_ADMIN_TOKEN, optional PLANMODE_REDIS_HOST)."""
+    return create_scripted_app(
+        redis_host=os.environ.get("PLANMODE_REDIS_HOST", "127.0.0.1"),
+        redis_port=int(os.environ["PLANMODE_REDIS_PORT"]),
+        workspace_dir=os.environ["PLANMODE_WORKSPACE_DIR"],
+        admin_token=os.environ["PLANMODE_ADMIN_TOKEN"],
+    )

@@ -1,0 +1,188 @@
+"""``planmode``: operate plan mode on a running AgentScope app over HTTP (standard library only).
+
+    planmode status  --session ID --agent AGENT [--url URL] [--user USER]
+    planmode show    --session ID --agent AGENT
+    planmode approve --session ID --agent AGENT [--revision N] [--edited-plan FILE] [--next-mode MODE]
+    planmode reject  --session ID --agent AGENT [--feedback TEXT]
+    planmode request-changes --session ID --agent AGENT --feedback TEXT
+    planmode enter | exit --session ID --agent AGENT
+
+Defaults come from PLANMODE_URL, PLANMODE_ADMIN_TOKEN, PLANMODE_USER, PLANMODE_AGENT and PLANMODE_ACTOR.
+Exit status: 0 done, 1 the server refused (its reason is printed), 2 bad usage or server unreachable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+"""Where the app is expected when neither --url nor PLANMODE_URL says otherwise."""
+
+
+class CliError(Exception):
+    """A failure to report on one line, with the exit status to use."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class AdminClient:
+    """The admin API of one session, spoken over ``urllib``."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.base = args.url.rstrip("/")
+        self.args = args
+        session = urllib.parse.quote(args.session, safe="")
+        self.session_path = f"/v1/admin/sessions/{session}"
+
+    def _headers(self, write: bool) -> dict[str, str]:
+        headers = {"X-User-ID": self.args.user, "Accept": "application/json"}
+        if write:
+            if not self.args.token:
+                raise CliError("this command needs the admin token: --token or PLANMODE_ADMIN_TOKEN", 2)
+            headers["X-Admin-Token"] = self.args.token
+            headers["Content-Type"] = "application/json"
+            if self.args.actor:
+                headers["X-Actor"] = self.args.actor
+        return headers
+
+    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One JSON request; HTTP errors and unreachable servers become :class:`CliError`."""
+        query = urllib.parse.urlencode({"agent_id": self.args.agent})
+        url = f"{self.base}{self.session_path}{path}?{query}"
+        data = json.dumps(body).encode() if body is not None else (b"" if method == "POST" else None)
+        request = urllib.request.Request(url, data=data, method=method, headers=self._headers(method == "POST"))
+        try:
+            with urllib.request.urlopen(request, timeout=self.args.timeout) as response:
+                return dict(json.loads(response.read() or b"{}"))
+        except urllib.error.HTTPError as exc:
+            raise CliError(f"the server refused ({exc.code}): {_detail(exc)}", 1) from None
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise CliError(f"cannot reach the planmode server at {self.base}: {reason}", 2) from None
+
+    def status(self) -> dict[str, Any]:
+        """``GET .../plan``."""
+        return self.request("GET", "/plan")
+
+
+def _detail(error: urllib.error.HTTPError) -> str:
+    raw = error.read().decode(errors="replace")
+    try:
+        detail = json.loads(raw).get("detail", raw)
+    except (json.JSONDecodeError, AttributeError):
+        detail = raw
+    return detail if isinstance(detail, str) else json.dumps(detail)
+
+
+def _summary(view: dict[str, Any]) -> str:
+    lines = [
+        f"session   {view.get('session_id')}",
+        f"phase     {view.get('phase')} (active={view.get('active')}, running={view.get('running')})",
+        f"revision  {view.get('revision')}  sha256 {view.get('sha256')}",
+        f"plan      {view.get('plan_path')}",
+    ]
+    pending = view.get("pending")
+    if pending:
+        lines.append(f"awaiting  approval of revision {pending.get('revision')}: {pending.get('summary')}")
+    if view.get("decision_in_flight"):
+        claim = view["decision_in_flight"]
+        lines.append(f"decided   {claim.get('decision')} by {claim.get('actor')} (resuming)")
+    disk = view.get("disk")
+    if disk:
+        lines.append(f"disk      {disk.get('path')} edited_on_disk={disk.get('edited_on_disk')}")
+    for todo in view.get("todos") or []:
+        lines.append(f"todo      [{todo.get('status')}] {todo.get('content')}")
+    return "\n".join(lines)
+
+
+def _decide(client: AdminClient, decision: str, **fields: Any) -> dict[str, Any]:
+    revision = client.args.revision
+    if revision is None:
+        pending = client.status().get("pending")
+        if not pending:
+            raise CliError("no plan is awaiting approval in this session", 1)
+        revision = pending["revision"]
+    body = {"decision": decision, "revision": revision, **{k: v for k, v in fields.items() if v is not None}}
+    return client.request("POST", "/plan:decide", body)
+
+
+def _run(args: argparse.Namespace) -> str:
+    client = AdminClient(args)
+    command = args.command
+    if command == "status":
+        view = client.status()
+        return json.dumps(view, indent=2) if args.json else _summary(view)
+    if command == "show":
+        view = client.status()
+        return json.dumps(view, indent=2) if args.json else str(view.get("plan_content") or "(no plan written yet)")
+    if command in ("enter", "exit"):
+        view = client.request("POST", f":{command}-plan-mode")
+        return json.dumps(view, indent=2) if args.json else _summary(view)
+    if command == "approve":
+        edited = Path(args.edited_plan).read_text(encoding="utf-8") if args.edited_plan else None
+        answer = _decide(
+            client, "approve_with_edits" if edited is not None else "approve",
+            edited_plan=edited, next_mode=args.next_mode, feedback=args.feedback,
+        )  # fmt: skip
+    else:
+        answer = _decide(client, command.replace("-", "_"), feedback=args.feedback)
+    return json.dumps(answer, indent=2) if args.json else f"{answer['decision']} sent for revision {answer['revision']}"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (every option also settable by environment variable)."""
+    env = os.environ.get
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--session", required=True, help="session id")
+    common.add_argument("--agent", default=env("PLANMODE_AGENT"), help="agent id (PLANMODE_AGENT)")
+    common.add_argument("--url", default=env("PLANMODE_URL", DEFAULT_URL), help="app URL (PLANMODE_URL)")
+    common.add_argument("--token", default=env("PLANMODE_ADMIN_TOKEN"), help="admin token (PLANMODE_ADMIN_TOKEN)")
+    common.add_argument("--user", default=env("PLANMODE_USER", "admin"), help="X-User-ID (PLANMODE_USER)")
+    common.add_argument("--actor", default=env("PLANMODE_ACTOR"), help="name recorded in the audit log")
+    common.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the server")
+    common.add_argument("--json", action="store_true", help="print the server's JSON answer")
+    parser = argparse.ArgumentParser(prog="planmode", description="Operate plan mode on a running AgentScope app.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("status", parents=[common], help="phase, revision, pending approval, todos")
+    commands.add_parser("show", parents=[common], help="print the latest plan")
+    commands.add_parser("enter", parents=[common], help="enter plan mode")
+    commands.add_parser("exit", parents=[common], help="exit plan mode (cancels a pending approval)")
+    for name, help_text in (("approve", "approve the pending plan"), ("reject", "reject the pending plan"),
+                            ("request-changes", "send the plan back with feedback")):  # fmt: skip
+        sub = commands.add_parser(name, parents=[common], help=help_text)
+        sub.add_argument("--revision", type=int, help="the revision you reviewed (default: the pending one)")
+        sub.add_argument("--feedback", required=name == "request-changes", help="message for the agent")
+        if name == "approve":
+            sub.add_argument("--edited-plan", help="file with your edited plan (approve with edits)")
+            sub.add_argument("--next-mode", help="permission mode for the build phase")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``planmode`` command; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        if not args.agent:
+            raise CliError("--agent (or PLANMODE_AGENT) is required: AgentScope addresses a session by agent", 2)
+        print(_run(args))
+    except CliError as exc:
+        print(f"planmode: {exc}", file=sys.stderr)
+        return exc.status
+    except OSError as exc:
+        print(f"planmode: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""Fixtures for the admin/HTTP tests: a real redis-server and real AgentScope app processes on loopback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from planmode.agentscope._admin._nodes import AppNode, RedisServer
+
+TOKEN = "test-admin-token"
+USER = "alice"
+
+
+@dataclass
+class Cluster:
+    """A redis-server and the app nodes sharing it; ``stack`` stops them all."""
+
+    redis: RedisServer
+    workdir: Path
+    nodes: dict[str, AppNode] = field(default_factory=dict)
+
+    def start_nodes(self, names: tuple[str, ...], stack: ExitStack) -> None:
+        """Spawns every node at once, then waits until each answers."""
+        for name in names:
+            node = AppNode(name, self.redis.port, self.workdir, TOKEN)
+            stack.callback(node.stop)
+            self.nodes[name] = node
+        for node in self.nodes.values():
+            node.wait_ready()
+
+
+def start_cluster(tmp_path: Path, names: tuple[str, ...]) -> Iterator[Cluster]:
+    """Starts redis then the named nodes; always tears everything down, in reverse order."""
+    with ExitStack() as stack:
+        redis = RedisServer(tmp_path)
+        stack.callback(redis.stop)
+        cluster = Cluster(redis=redis, workdir=tmp_path)
+        cluster.start_nodes(names, stack)
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def one_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppNode]:
+    """One app node on its own redis-server, for the module."""
+    for cluster in start_cluster(tmp_path_factory.mktemp("one-node"), ("node",)):
+        yield cluster.nodes["node"]
+
+
+@pytest.fixture()
+def two_nodes(tmp_path: Path) -> Iterator[Cluster]:
+    """Two app nodes ("a", "b") sharing one redis-server, each with its own workspace directory."""
+    yield from start_cluster(tmp_path, ("a", "b"))

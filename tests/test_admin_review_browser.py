@@ -1,0 +1,106 @@
+"""The approval page in a real headless Chromium: load it, edit the plan, approve, and see the agent's state change."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+
+import pytest
+from admin_fixtures import TOKEN, USER, one_node  # noqa: F401  (fixture)
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from planmode.agentscope._admin._nodes import AppNode, create_scripted_session, send_user_text, settled_in, wait_for
+from planmode.agentscope.scripted_app import say_step, script_message, tool_step
+
+PLAN = "# Ship the parser\n\n1. Read `lexer.rs`\n2. Write the parser\n\n<script>alert('plan')</script>\n"
+EDITED = "# Ship the parser (edited)\n\n1. Read `lexer.rs`\n2. Write the parser\n3. Fuzz it\n"
+SCRIPT = [
+    tool_step("plan_enter"),
+    tool_step("plan_write", {"content": PLAN}),
+    tool_step("todo_write", {"todos": [{"content": "Read lexer.rs", "status": "completed"},
+                                       {"content": "Write the parser", "status": "in_progress"}]}),
+    tool_step("TaskCreate", {"subject": "Read lexer.rs", "description": "tokens"}),
+    tool_step("TaskCreate", {"subject": "Write the parser", "description": "grammar"}),
+    tool_step("TaskUpdate", {"task_id": "2", "add_blocked_by": ["1"]}),
+    tool_step("plan_exit", {"summary": "Parser plan"}),
+    say_step("Building."),
+]  # fmt: skip
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[webdriver.Chrome]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_edit_and_approve_in_chromium(one_node: AppNode, browser: webdriver.Chrome) -> None:  # noqa: F811
+    with one_node.client(USER) as client:
+        agent_id, session_id = create_scripted_session(client)
+        send_user_text(client, agent_id, session_id, script_message(SCRIPT))
+        before = wait_for(lambda: settled_in(client, agent_id, session_id, "awaiting_approval"), "the plan to park")
+
+        browser.get(
+            f"{one_node.url}/v1/admin/sessions/{session_id}/plan/review?agent_id={agent_id}&user_id={USER}"
+        )
+        assert browser.find_element(By.CSS_SELECTOR, "#plan h1").text == "Ship the parser"
+        assert browser.find_element(By.CSS_SELECTOR, "#plan ol").text.splitlines() == ["Read lexer.rs",
+                                                                                      "Write the parser"]  # fmt: skip
+        assert "<script>alert('plan')</script>" in browser.find_element(By.ID, "plan").text  # shown, not run
+        assert browser.find_element(By.ID, "phase").text == "awaiting_approval"
+        assert browser.find_element(By.ID, "summary").text == "Parser plan"
+        assert browser.find_element(By.ID, "todos").text.splitlines() == ["completed Read lexer.rs",
+                                                                         "in_progress Write the parser"]  # fmt: skip
+        levels = browser.find_elements(By.CSS_SELECTOR, "#task-graph .level")
+        assert [level.find_element(By.TAG_NAME, "h3").text for level in levels] == ["Level 0", "Level 1"]
+        assert "#1 Read lexer.rs" in levels[0].text
+        assert "#2 Write the parser" in levels[1].text and "after #1" in levels[1].text
+        audit = browser.find_element(By.ID, "audit").text
+        assert "entered" in audit and "written" in audit and "exit_requested" in audit
+        wait = WebDriverWait(browser, 30)
+        result = browser.find_element(By.ID, "result")
+
+        browser.find_element(By.ID, "token").send_keys("wrong-token")
+        browser.find_element(By.ID, "btn-approve").click()
+        wait.until(lambda _: result.text.startswith("Refused"))
+        assert result.text == "Refused (403): the X-Admin-Token header is wrong"
+
+        browser.find_element(By.ID, "token").clear()
+        browser.find_element(By.ID, "token").send_keys(TOKEN)
+        browser.find_element(By.ID, "actor").send_keys("reviewer-ruth")
+        browser.find_element(By.ID, "btn-approve-edits").click()  # opens the editor
+        editor = browser.find_element(By.ID, "editor")
+        assert editor.is_displayed() and editor.get_property("value") == PLAN
+        editor.clear()
+        editor.send_keys(EDITED)
+        browser.find_element(By.ID, "btn-approve-edits").click()
+        wait.until(lambda _: result.text.startswith("Decision sent"))
+        assert result.text == (
+            f"Decision sent: approve_with_edits (revision {before['revision']}). The agent resumes."
+        )
+
+        after = wait_for(lambda: settled_in(client, agent_id, session_id, "building"), "the build phase")
+        assert after["plan_content"] == EDITED
+        assert after["revision"] == before["revision"] + 1
+        decision = [entry for entry in after["audit"] if entry["kind"] == "decision"][-1]
+        assert (decision["decision"], decision["actor"]) == ("approve_with_edits", "admin:reviewer-ruth")
+
+        browser.refresh()
+        assert browser.find_element(By.ID, "phase").text == "building"
+        assert browser.find_element(By.CSS_SELECTOR, "#plan h1").text == "Ship the parser (edited)"
+        assert "+3. Fuzz it" in browser.find_element(By.ID, "diff").text  # diff against the model's revision
+        assert browser.find_elements(By.ID, "no-pending")
+        errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+        assert [e for e in errors if "403" not in e["message"]] == []  # no CSP violation, no script error
