@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: example test venv rust-checks py-checks bench
+.PHONY: example test venv system-deps rust-checks py-checks bench
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,11 @@ example: venv
 	$(PY) examples/plan_mode_agent.py --yes
 
 ## test: every check CI runs (Rust format, lints, unit tests; pytest; the stub check)
-test: venv rust-checks py-checks
+test: system-deps venv rust-checks py-checks
+
+## system-deps: redis-server and headless Chromium for the HTTP tests (apt-get, only when missing)
+system-deps:
+	bash scripts/system-deps.sh
 
 rust-checks:
 	cargo fmt --check
