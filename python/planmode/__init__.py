@@ -7,9 +7,10 @@ middleware and programmatic API live in :mod:`planmode.agentscope`.
 from __future__ import annotations
 
 from . import exceptions
-from ._core import __version__
+from ._core import TaskGraph, __version__
 
 __all__ = [
+    "TaskGraph",
     "__version__",
     "exceptions",
 ]

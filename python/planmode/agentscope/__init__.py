@@ -12,9 +12,16 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "planmode.agentscope needs AgentScope: pip install 'planmode[agentscope]'"
     ) from exc
 
+from ._tasks import TASK_TOOLS, TaskCreate, TaskGet, TaskList, TaskUpdate, resync_tasks
 from .scripted import ScriptedChatModel, call_tool, call_tools, say
 
 __all__ = [
+    "TASK_TOOLS",
+    "TaskCreate",
+    "TaskGet",
+    "TaskList",
+    "TaskUpdate",
+    "resync_tasks",
     "ScriptedChatModel",
     "call_tool",
     "call_tools",

@@ -24,6 +24,11 @@ impl Order {
         self.live
     }
 
+    /// Whether no slot is alive.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
     /// Number of slots ever appended (alive or not).
     pub fn capacity(&self) -> usize {
         self.alive.len()

@@ -3,12 +3,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use foldhash::{HashSet, HashSetExt};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use super::graph::{Graph, Side};
+use super::graph::{Graph, Resolver, Side};
 use super::ids::compare_ids;
-use super::model::{TaskData, TaskState};
-use super::native::TaskGraph;
+use super::model::{ContextRecord, TaskData, TaskState};
+use super::native::{LoadError, TaskGraph};
 use super::ops::TaskError;
 use super::order::Slot;
 
@@ -365,5 +365,28 @@ impl TaskGraph {
             while g.remove_edge(blocker, Side::Blocks, &waiter_id) {}
         }
         problems
+    }
+}
+
+impl TaskGraph {
+    /// The problems in a `TaskContext`-shaped value before loading it: duplicate ids (which
+    /// loading refuses) plus everything [`TaskGraph::validate`] reports for the first task of
+    /// each id. Malformed data (wrong types) is still an error.
+    pub fn problems_in_value(value: serde_json::Value, resolver: Resolver) -> Result<Vec<Problem>, LoadError> {
+        let ctx: ContextRecord = serde_json::from_value(value).map_err(|e| LoadError(e.to_string()))?;
+        let mut problems = Vec::new();
+        let mut first_at: HashMap<String, usize> = HashMap::new();
+        let mut kept = Vec::new();
+        for (i, record) in ctx.tasks.into_iter().enumerate() {
+            if let Some(first) = first_at.get(&record.id) {
+                let message = format!("tasks[{first}] and tasks[{i}] both have the id {:?}", record.id);
+                problems.push(Problem { kind: ProblemKind::DuplicateId, ids: vec![record.id], message });
+                continue;
+            }
+            first_at.insert(record.id.clone(), i);
+            kept.push(record);
+        }
+        problems.extend(TaskGraph::from_records(kept, resolver)?.validate());
+        Ok(problems)
     }
 }
