@@ -372,7 +372,10 @@ impl TaskGraph {
     /// The problems in a `TaskContext`-shaped value before loading it: duplicate ids (which
     /// loading refuses) plus everything [`TaskGraph::validate`] reports for the first task of
     /// each id. Malformed data (wrong types) is still an error.
-    pub fn problems_in_value(value: serde_json::Value, resolver: Resolver) -> Result<Vec<Problem>, LoadError> {
+    pub fn problems_in_value(
+        value: serde_json::Value,
+        resolver: Resolver,
+    ) -> Result<Vec<Problem>, LoadError> {
         let ctx: ContextRecord = serde_json::from_value(value).map_err(|e| LoadError(e.to_string()))?;
         let mut problems = Vec::new();
         let mut first_at: HashMap<String, usize> = HashMap::new();
@@ -380,7 +383,11 @@ impl TaskGraph {
         for (i, record) in ctx.tasks.into_iter().enumerate() {
             if let Some(first) = first_at.get(&record.id) {
                 let message = format!("tasks[{first}] and tasks[{i}] both have the id {:?}", record.id);
-                problems.push(Problem { kind: ProblemKind::DuplicateId, ids: vec![record.id], message });
+                problems.push(Problem {
+                    kind: ProblemKind::DuplicateId,
+                    ids: vec![record.id],
+                    message,
+                });
                 continue;
             }
             first_at.insert(record.id.clone(), i);

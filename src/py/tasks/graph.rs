@@ -44,15 +44,23 @@ fn load_error(e: LoadError) -> PyErr {
 /// with a `StateLoadError`.
 fn state_value(py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Value> {
     if !state.is_instance_of::<PyDict>() {
-        return Err(StateLoadError::new_err(args::type_error("state", "a dict like {'tasks': [...]}", state)));
+        return Err(StateLoadError::new_err(args::type_error(
+            "state",
+            "a dict like {'tasks': [...]}",
+            state,
+        )));
     }
     to_json_value(state, "state").map_err(|e| StateLoadError::new_err(e.value(py).to_string()))
 }
 
 fn metadata_map(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Map<String, Value>>> {
-    let Some(obj) = obj.filter(|o| !o.is_none()) else { return Ok(None) };
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
     if !obj.is_instance_of::<PyDict>() {
-        return Err(InvalidInputError::new_err(args::type_error("metadata", "a dict", obj)));
+        return Err(InvalidInputError::new_err(args::type_error(
+            "metadata", "a dict", obj,
+        )));
     }
     match to_json_value(obj, "metadata")? {
         Value::Object(map) => Ok(Some(map)),
@@ -86,11 +94,15 @@ impl PyTaskGraph {
     #[new]
     #[pyo3(signature = (tasks = None))]
     fn new(py: Python<'_>, tasks: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let Some(tasks) = tasks.filter(|t| !t.is_none()) else { return Ok(Self { inner: new_graph() }) };
+        let Some(tasks) = tasks.filter(|t| !t.is_none()) else {
+            return Ok(Self { inner: new_graph() });
+        };
         let state = PyDict::new(py);
         state.set_item("tasks", tasks)?;
         let value = state_value(py, state.as_any())?;
-        Ok(Self { inner: TaskGraph::from_value(value, args::python_int).map_err(load_error)? })
+        Ok(Self {
+            inner: TaskGraph::from_value(value, args::python_int).map_err(load_error)?,
+        })
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -132,7 +144,10 @@ impl PyTaskGraph {
     /// The task with this id, as a dict shaped like `Task.model_dump()`.
     fn get<'py>(&self, py: Python<'py>, task_id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let id = args::string(task_id, "task_id").map_err(invalid)?;
-        let node = self.inner.get(&id).ok_or_else(|| task_error(TaskError::NotFound { id }))?;
+        let node = self
+            .inner
+            .get(&id)
+            .ok_or_else(|| task_error(TaskError::NotFound { id }))?;
         pythonize(py, &TaskView(node))
     }
 
@@ -175,7 +190,10 @@ impl PyTaskGraph {
             owner: owner.as_deref(),
             metadata: false,
         };
-        let report = self.inner.update(&id, &req, metadata.as_ref()).map_err(task_error)?;
+        let report = self
+            .inner
+            .update(&id, &req, metadata.as_ref())
+            .map_err(task_error)?;
         Ok(report.fields)
     }
 
@@ -186,7 +204,13 @@ impl PyTaskGraph {
 
     /// Every id after the tasks it waits on, lowest id first among equals; `CycleError` on a cycle.
     fn topological_order(&self) -> PyResult<Vec<String>> {
-        Ok(self.inner.topological_order().map_err(task_error)?.into_iter().map(str::to_owned).collect())
+        Ok(self
+            .inner
+            .topological_order()
+            .map_err(task_error)?
+            .into_iter()
+            .map(str::to_owned)
+            .collect())
     }
 
     /// Problems in the data (dangling, one-sided, repeated or self edges, cycles) as dicts with
@@ -205,7 +229,10 @@ impl PyTaskGraph {
     #[staticmethod]
     fn validate_state_dict<'py>(py: Python<'py>, state: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
         let value = state_value(py, state)?;
-        problems(py, &TaskGraph::problems_in_value(value, args::python_int).map_err(load_error)?)
+        problems(
+            py,
+            &TaskGraph::problems_in_value(value, args::python_int).map_err(load_error)?,
+        )
     }
 
     /// A Mermaid flowchart: blockers point at the tasks they block; dashed = kept only by a
@@ -228,7 +255,9 @@ impl PyTaskGraph {
     #[classmethod]
     fn from_state_dict(_cls: &Bound<'_, PyType>, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Self> {
         let value = state_value(py, state)?;
-        Ok(Self { inner: TaskGraph::from_value(value, args::python_int).map_err(load_error)? })
+        Ok(Self {
+            inner: TaskGraph::from_value(value, args::python_int).map_err(load_error)?,
+        })
     }
 
     /// Replaces the tasks with those of a state dict; on bad data raises and keeps the old tasks.
@@ -248,7 +277,9 @@ impl PyTaskGraph {
     #[classmethod]
     fn from_json(_cls: &Bound<'_, PyType>, py: Python<'_>, json: &Bound<'_, PyAny>) -> PyResult<Self> {
         let json = args::string(json, "json").map_err(StateLoadError::new_err)?;
-        let inner = py.detach(|| TaskGraph::from_json(&json, args::python_int)).map_err(load_error)?;
+        let inner = py
+            .detach(|| TaskGraph::from_json(&json, args::python_int))
+            .map_err(load_error)?;
         Ok(Self { inner })
     }
 
@@ -258,16 +289,22 @@ impl PyTaskGraph {
 
     fn __setstate__(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<()> {
         let json = args::string(state, "pickled state").map_err(StateLoadError::new_err)?;
-        self.inner = py.detach(|| TaskGraph::from_json(&json, args::python_int)).map_err(load_error)?;
+        self.inner = py
+            .detach(|| TaskGraph::from_json(&json, args::python_int))
+            .map_err(load_error)?;
         Ok(())
     }
 
     fn __copy__(&self) -> Self {
-        Self { inner: self.inner.clone() }
+        Self {
+            inner: self.inner.clone(),
+        }
     }
 
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
-        Self { inner: self.inner.clone() }
+        Self {
+            inner: self.inner.clone(),
+        }
     }
 
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {

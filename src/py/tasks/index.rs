@@ -25,7 +25,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use super::args;
 use super::text;
 use crate::core::tasks::order::Slot;
-use crate::core::tasks::{Change, Graph, Node, Side, Status, UpdateRequest, ops};
+use crate::core::tasks::{Change, Graph, Node, Side, Status, TaskError, UpdateRequest, ops};
 
 /// A call's result: the text and whether it succeeded (False = an ERROR result).
 type Reply = (String, bool);
@@ -36,8 +36,13 @@ fn error(kind: &str, message: impl std::fmt::Display) -> Reply {
 
 /// Reads a list of str (a task's `blocks` / `blocked_by`), naming the task on bad content.
 fn read_ids(list: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
-    let list = list.cast::<PyList>().map_err(|_| state_error(args::type_error(what, "a list", list)))?;
-    list.iter().enumerate().map(|(i, item)| args::string(&item, &format!("{what}[{i}]")).map_err(state_error)).collect()
+    let list = list
+        .cast::<PyList>()
+        .map_err(|_| state_error(args::type_error(what, "a list", list)))?;
+    list.iter()
+        .enumerate()
+        .map(|(i, item)| args::string(&item, &format!("{what}[{i}]")).map_err(state_error))
+        .collect()
 }
 
 fn state_error(message: String) -> PyErr {
@@ -46,10 +51,15 @@ fn state_error(message: String) -> PyErr {
 
 /// Whether a task's edge list still equals the cached one (no allocation when it does).
 fn same_ids(list: &Bound<'_, PyAny>, cached: &[String]) -> bool {
-    let Ok(list) = list.cast::<PyList>() else { return false };
+    let Ok(list) = list.cast::<PyList>() else {
+        return false;
+    };
     list.len() == cached.len()
         && list.iter().zip(cached).all(|(item, c)| {
-            item.cast::<PyString>().ok().and_then(|s| s.to_str().ok().map(|s| s == c)).unwrap_or(false)
+            item.cast::<PyString>()
+                .ok()
+                .and_then(|s| s.to_str().ok().map(|s| s == c))
+                .unwrap_or(false)
         })
 }
 
@@ -60,7 +70,34 @@ fn read_node(task: &Bound<'_, PyAny>, at: usize) -> PyResult<Node<Py<PyAny>>> {
     let id = args::string(&task.getattr(intern!(py, "id"))?, &what("id")).map_err(state_error)?;
     let blocks = read_ids(&task.getattr(intern!(py, "blocks"))?, &what("blocks"))?;
     let blocked_by = read_ids(&task.getattr(intern!(py, "blocked_by"))?, &what("blocked_by"))?;
-    Ok(Node { id, blocks, blocked_by, payload: task.clone().unbind() })
+    Ok(Node {
+        id,
+        blocks,
+        blocked_by,
+        payload: task.clone().unbind(),
+    })
+}
+
+/// What [`TaskStateIndex::touch`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Touch {
+    /// The list changed behind the index (the object or its id is not where it was).
+    Stale,
+    /// The task's edge lists are as indexed.
+    Same,
+    /// The task's edge lists had changed and were re-read.
+    Refreshed,
+}
+
+/// What [`TaskStateIndex::refresh_path`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PathCheck {
+    /// Every task on the path was as indexed: the cycle is real.
+    Unchanged,
+    /// Some task's edge lists had changed and were re-read.
+    Changed,
+    /// The list had changed; the index was rebuilt (slots renumbered).
+    Rebuilt,
 }
 
 /// The index behind the AgentScope Task tools (one per `tasks_context`); see the module docs
@@ -94,7 +131,9 @@ impl TaskStateIndex {
 
     /// Whether list position `pos` holds the object indexed in `slot`.
     fn holds(&self, tasks: &Bound<'_, PyList>, pos: usize, slot: Slot) -> bool {
-        tasks.get_item(pos).is_ok_and(|item| item.is(self.graph.node(slot).payload.bind(tasks.py())))
+        tasks
+            .get_item(pos)
+            .is_ok_and(|item| item.is(self.graph.node(slot).payload.bind(tasks.py())))
     }
 
     /// The O(1) check before every call: same list, same length, same last object; appended
@@ -102,7 +141,11 @@ impl TaskStateIndex {
     fn sync(&mut self, tasks: &Bound<'_, PyList>) -> PyResult<()> {
         let same_list = self.list.as_ref().is_some_and(|l| l.bind(tasks.py()).is(tasks));
         let (n, known) = (tasks.len(), self.graph.len());
-        let prefix_intact = known == 0 || self.graph.slot_at(known - 1).is_some_and(|s| self.holds(tasks, known - 1, s));
+        let prefix_intact = known == 0
+            || self
+                .graph
+                .slot_at(known - 1)
+                .is_some_and(|s| self.holds(tasks, known - 1, s));
         if same_list && n >= known && prefix_intact {
             if n > known {
                 self.list = None;
@@ -115,34 +158,66 @@ impl TaskStateIndex {
     }
 
     /// Checks that `slot` is still the object at its position with its id, and re-reads its edge
-    /// lists; false means the list changed behind the index.
-    fn touch(&mut self, tasks: &Bound<'_, PyList>, slot: Slot) -> PyResult<bool> {
+    /// lists.
+    fn touch(&mut self, tasks: &Bound<'_, PyList>, slot: Slot) -> PyResult<Touch> {
         let py = tasks.py();
         let pos = self.graph.position(slot);
         if !self.holds(tasks, pos, slot) {
-            return Ok(false);
+            return Ok(Touch::Stale);
         }
         let task = self.graph.node(slot).payload.clone_ref(py).into_bound(py);
         let id = task.getattr(intern!(py, "id"))?;
-        if !id.cast::<PyString>().is_ok_and(|s| s.to_str().is_ok_and(|s| s == self.graph.node(slot).id)) {
-            return Ok(false);
+        if !id
+            .cast::<PyString>()
+            .is_ok_and(|s| s.to_str().is_ok_and(|s| s == self.graph.node(slot).id))
+        {
+            return Ok(Touch::Stale);
         }
         let blocks = task.getattr(intern!(py, "blocks"))?;
         let blocked_by = task.getattr(intern!(py, "blocked_by"))?;
         let node = self.graph.node(slot);
-        if !same_ids(&blocks, &node.blocks) || !same_ids(&blocked_by, &node.blocked_by) {
-            let fresh = read_node(&task, pos)?;
-            self.graph.set_edges(slot, fresh.blocks, fresh.blocked_by);
+        if same_ids(&blocks, &node.blocks) && same_ids(&blocked_by, &node.blocked_by) {
+            return Ok(Touch::Same);
         }
-        Ok(true)
+        let fresh = read_node(&task, pos)?;
+        self.graph.set_edges(slot, fresh.blocks, fresh.blocked_by);
+        Ok(Touch::Refreshed)
+    }
+
+    /// Re-reads the tasks on a cycle path (the path may be gone if any had changed).
+    fn refresh_path(&mut self, tasks: &Bound<'_, PyList>, path: &[String]) -> PyResult<PathCheck> {
+        let mut check = PathCheck::Unchanged;
+        for id in path {
+            if let Some(slot) = self.graph.first_slot(id) {
+                match self.touch(tasks, slot)? {
+                    Touch::Same => {}
+                    Touch::Refreshed => check = PathCheck::Changed,
+                    Touch::Stale => {
+                        self.rebuild(tasks)?;
+                        return Ok(PathCheck::Rebuilt);
+                    }
+                }
+            }
+        }
+        Ok(check)
     }
 
     /// Finds the first (or last) task with `id`, verified; rebuilds once on a mismatch or a miss.
-    fn find(&mut self, tasks: &Bound<'_, PyList>, id: &str, last: bool, fresh: &mut bool) -> PyResult<Option<Slot>> {
+    fn find(
+        &mut self,
+        tasks: &Bound<'_, PyList>,
+        id: &str,
+        last: bool,
+        fresh: &mut bool,
+    ) -> PyResult<Option<Slot>> {
         loop {
-            let slot = if last { self.graph.last_slot(id) } else { self.graph.first_slot(id) };
+            let slot = if last {
+                self.graph.last_slot(id)
+            } else {
+                self.graph.first_slot(id)
+            };
             match slot {
-                Some(s) if *fresh || self.touch(tasks, s)? => return Ok(Some(s)),
+                Some(s) if *fresh || self.touch(tasks, s)? != Touch::Stale => return Ok(Some(s)),
                 None if *fresh => return Ok(None),
                 _ => {
                     self.rebuild(tasks)?;
@@ -164,7 +239,9 @@ impl TaskStateIndex {
         let mut fresh = false;
         'retry: loop {
             let was_fresh = fresh;
-            let Some(slot) = self.find(tasks, task_id, true, &mut fresh)? else { return Ok(None) };
+            let Some(slot) = self.find(tasks, task_id, true, &mut fresh)? else {
+                return Ok(None);
+            };
             for id in named {
                 self.find(tasks, id, false, &mut fresh)?;
             }
@@ -184,7 +261,7 @@ impl TaskStateIndex {
                 around.sort_unstable();
                 around.dedup();
                 for s in around {
-                    if s != slot && !fresh && !self.touch(tasks, s)? {
+                    if s != slot && !fresh && self.touch(tasks, s)? == Touch::Stale {
                         self.rebuild(tasks)?;
                         fresh = true;
                         continue 'retry;
@@ -245,22 +322,13 @@ impl TaskStateIndex {
                 args::opt_dict(metadata, "metadata")?,
             ))
         })();
-        let (task_id, subject, description, add_blocks, status, add_blocked_by, owner, metadata) = match parsed {
-            Ok(p) => p,
-            Err(message) => return Ok(error("InvalidInputError", message)),
-        };
+        let (task_id, subject, description, add_blocks, status, add_blocked_by, owner, metadata) =
+            match parsed {
+                Ok(p) => p,
+                Err(message) => return Ok(error("InvalidInputError", message)),
+            };
         let metadata = metadata.filter(|m| !m.is_empty());
         let named: Vec<&String> = add_blocks.iter().chain(add_blocked_by.iter()).flatten().collect();
-        let Some(slot) = self.prepare_update(tasks, &task_id, &named, status)? else {
-            return Ok(error("TaskNotFoundError", format_args!("The task (id={task_id}) does not exist.")));
-        };
-        let task = self.graph.node(slot).payload.clone_ref(py).into_bound(py);
-        let task_metadata = task.getattr(intern!(py, "metadata"))?;
-        if metadata.is_some() && !task_metadata.is_instance_of::<PyDict>() {
-            let message = args::type_error(&format!("the metadata of task (id={task_id})"), "a dict", &task_metadata);
-            return Ok(error("TaskStateError", message));
-        }
-        let pos = self.graph.position(slot);
         let req = UpdateRequest {
             subject: subject.as_deref(),
             description: description.as_deref(),
@@ -270,9 +338,51 @@ impl TaskStateIndex {
             owner: owner.as_deref(),
             metadata: metadata.is_some(),
         };
-        let outcome = match ops::locate(&self.graph, &task_id).and_then(|_| ops::apply_update(&mut self.graph, slot, &req)) {
-            Ok(outcome) => outcome,
-            Err(e) => return Ok(error(e.kind(), e)),
+        let mut prepared = None;
+        let (slot, pos, task, task_metadata, outcome) = loop {
+            let slot = match prepared.take() {
+                Some(slot) => slot,
+                None => match self.prepare_update(tasks, &task_id, &named, status)? {
+                    Some(slot) => slot,
+                    None => {
+                        let message = format!("The task (id={task_id}) does not exist.");
+                        return Ok(error("TaskNotFoundError", message));
+                    }
+                },
+            };
+            let task = self.graph.node(slot).payload.clone_ref(py).into_bound(py);
+            let task_metadata = task.getattr(intern!(py, "metadata"))?;
+            if metadata.is_some() && !task_metadata.is_instance_of::<PyDict>() {
+                let what = format!("the metadata of task (id={task_id})");
+                return Ok(error(
+                    "TaskStateError",
+                    args::type_error(&what, "a dict", &task_metadata),
+                ));
+            }
+            let pos = self.graph.position(slot);
+            match ops::locate(&self.graph, &task_id)
+                .and_then(|_| ops::apply_update(&mut self.graph, slot, &req))
+            {
+                Ok(outcome) => break (slot, pos, task, task_metadata, outcome),
+                // A refusal must hold on fresh data: re-read the tasks on the cycle, retry if any changed.
+                Err(TaskError::Cycle {
+                    blocker,
+                    blocked,
+                    path,
+                }) => match self.refresh_path(tasks, &path)? {
+                    PathCheck::Unchanged => {
+                        let e = TaskError::Cycle {
+                            blocker,
+                            blocked,
+                            path,
+                        };
+                        return Ok(error(e.kind(), e));
+                    }
+                    PathCheck::Changed => prepared = Some(slot), // refreshed in place: slot still valid
+                    PathCheck::Rebuilt => prepared = None,
+                },
+                Err(e) => return Ok(error(e.kind(), e)),
+            }
         };
         if outcome.deleted {
             tasks.del_item(pos)?;
@@ -329,7 +439,11 @@ impl TaskStateIndex {
     /// An empty index that builds new tasks with `task_type` (`agentscope.state.Task`).
     #[new]
     fn new(task_type: Py<PyAny>) -> Self {
-        Self { task_type, list: None, graph: Graph::new(args::python_int) }
+        Self {
+            task_type,
+            list: None,
+            graph: Graph::new(args::python_int),
+        }
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -364,7 +478,11 @@ impl TaskStateIndex {
             kwargs.set_item(intern!(py, "id"), &id)?;
             kwargs.set_item(intern!(py, "subject"), subject)?;
             kwargs.set_item(intern!(py, "description"), description)?;
-            let metadata = if metadata.is_truthy()? { metadata.clone() } else { PyDict::new(py).into_any() };
+            let metadata = if metadata.is_truthy()? {
+                metadata.clone()
+            } else {
+                PyDict::new(py).into_any()
+            };
             kwargs.set_item(intern!(py, "metadata"), metadata)?;
             let task = match this.task_type.bind(py).call((), Some(&kwargs)) {
                 Ok(task) => task,
@@ -372,7 +490,12 @@ impl TaskStateIndex {
             };
             tasks.append(&task)?;
             let text = ops::created_message(&id, task.getattr(intern!(py, "subject"))?.str()?.to_str()?);
-            let node = Node { id, blocks: Vec::new(), blocked_by: Vec::new(), payload: task.unbind() };
+            let node = Node {
+                id,
+                blocks: Vec::new(),
+                blocked_by: Vec::new(),
+                payload: task.unbind(),
+            };
             this.graph.insert(node);
             Ok((text, true))
         });
@@ -416,7 +539,17 @@ impl TaskStateIndex {
         let py = tasks.py();
         let result = self.guarded(|this| {
             this.sync(tasks)?;
-            this.update_impl(tasks, task_id, subject, description, add_blocks, status, add_blocked_by, owner, metadata)
+            this.update_impl(
+                tasks,
+                task_id,
+                subject,
+                description,
+                add_blocks,
+                status,
+                add_blocked_by,
+                owner,
+                metadata,
+            )
         });
         state_reply(py, result)
     }

@@ -43,7 +43,10 @@ pub fn task_details(task: &Bound<'_, PyAny>) -> PyResult<String> {
         out.push_str("\nOwner: ");
         fmt_into(&mut out, &owner)?;
     }
-    for (field, label) in [(intern!(py, "blocked_by"), "\nBlocked by: "), (intern!(py, "blocks"), "\nBlocks: ")] {
+    for (field, label) in [
+        (intern!(py, "blocked_by"), "\nBlocked by: "),
+        (intern!(py, "blocks"), "\nBlocks: "),
+    ] {
         let list = task.getattr(field)?;
         if list.is_truthy()? {
             out.push_str(label);
