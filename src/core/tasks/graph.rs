@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use foldhash::{HashMap, HashMapExt};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::ids::{NumericId, ParsedId, parse_numeric};
 use super::order::{Order, Slot};
@@ -89,6 +89,13 @@ pub struct Graph<P> {
     dependents: HashMap<String, Vec<Slot>>,
     /// id -> the slots whose `blocks` names it (once per occurrence).
     blockers: HashMap<String, Vec<Slot>>,
+    /// A topological rank per slot (a blocker ranks below the tasks waiting on it), maintained
+    /// with Pearce and Kelly's dynamic algorithm; meaningful only while `ranked`.
+    rank: Vec<u64>,
+    next_rank: u64,
+    /// False while the waits-on graph has a cycle or duplicate ids (loaded data); cycle checks
+    /// then fall back to a bidirectional search.
+    ranked: bool,
     resolver: Resolver,
 }
 
@@ -129,8 +136,27 @@ impl<P> Graph<P> {
             numeric: BTreeMap::new(),
             dependents: HashMap::new(),
             blockers: HashMap::new(),
+            rank: Vec::new(),
+            next_rank: 0,
+            ranked: true,
             resolver,
         }
+    }
+
+    /// A graph holding `nodes` in order (ranked once at the end, in O(n + edges)).
+    pub fn from_nodes(nodes: impl IntoIterator<Item = Node<P>>, resolver: Resolver) -> Self {
+        let mut g = Self::new(resolver);
+        g.extend(nodes);
+        g
+    }
+
+    /// Appends many tasks, then ranks the whole graph once.
+    pub fn extend(&mut self, nodes: impl IntoIterator<Item = Node<P>>) {
+        self.ranked = false;
+        for node in nodes {
+            self.insert(node);
+        }
+        self.rerank();
     }
 
     /// Number of tasks.
@@ -266,6 +292,22 @@ impl<P> Graph<P> {
         }
         debug_assert_eq!(self.entries.len(), slot as usize);
         self.entries.push(Some(Entry { node, numeric }));
+        self.rank.push(self.next_rank);
+        self.next_rank += 1;
+        if self.ranked {
+            // The new task ranks last: edges to it are fine, edges from it (tasks that already
+            // named its id) need ordering.
+            let id = self.node(slot).id.clone();
+            let waiting: Vec<Slot> = self.dependents(&id).to_vec();
+            if self.is_duplicated(&id) || waiting.contains(&slot) {
+                self.ranked = false;
+            }
+            for w in waiting {
+                if self.ranked && self.order_wait(slot, w).is_err() {
+                    self.ranked = false;
+                }
+            }
+        }
         slot
     }
 
@@ -354,6 +396,157 @@ impl<P> Graph<P> {
                 unlink_rev(self.rev_map(side), id, slot);
             }
         }
+        let blockers: Vec<Slot> = self
+            .node(slot)
+            .blocked_by
+            .iter()
+            .flat_map(|id| self.all_slots(id))
+            .collect();
+        for b in blockers {
+            if self.ranked
+                && (b == slot || self.is_duplicated(&self.node(b).id) || self.order_wait(b, slot).is_err())
+            {
+                self.ranked = false;
+            }
+        }
+    }
+
+    /// The distinct tasks `slot` waits on (its `blocked_by`, resolved; itself left out).
+    pub fn prerequisites(&self, slot: Slot) -> Vec<Slot> {
+        let mut out: Vec<Slot> = self
+            .node(slot)
+            .blocked_by
+            .iter()
+            .flat_map(|id| self.all_slots(id))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out.retain(|s| *s != slot);
+        out
+    }
+
+    /// The distinct tasks waiting on `slot` (itself left out).
+    pub fn waiters(&self, slot: Slot) -> Vec<Slot> {
+        let mut out: Vec<Slot> = self.dependents(&self.node(slot).id).to_vec();
+        out.sort_unstable();
+        out.dedup();
+        out.retain(|s| *s != slot);
+        out
+    }
+
+    /// Kahn's algorithm over "waits on" edges, taking the smallest `key` among the available
+    /// tasks first. Returns the order and the tasks left over (those on or behind a cycle).
+    pub fn kahn_by<K: Ord>(&self, key: impl Fn(Slot) -> K) -> (Vec<Slot>, Vec<Slot>) {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut waiting = vec![0usize; self.entries.len()];
+        let mut heap = BinaryHeap::new();
+        for slot in self.slots() {
+            waiting[slot as usize] = self.prerequisites(slot).len();
+            if waiting[slot as usize] == 0 {
+                heap.push(Reverse((key(slot), slot)));
+            }
+        }
+        let mut order = Vec::with_capacity(self.len());
+        while let Some(Reverse((_, slot))) = heap.pop() {
+            order.push(slot);
+            for d in self.waiters(slot) {
+                waiting[d as usize] -= 1;
+                if waiting[d as usize] == 0 {
+                    heap.push(Reverse((key(d), d)));
+                }
+            }
+        }
+        let mut done = vec![false; self.entries.len()];
+        for s in &order {
+            done[*s as usize] = true;
+        }
+        let left = self.slots().filter(|s| !done[*s as usize]).collect();
+        (order, left)
+    }
+
+    /// Recomputes the ranks from scratch; leaves the graph unranked if it has a cycle,
+    /// a self-loop or duplicate ids.
+    pub fn rerank(&mut self) {
+        self.ranked = false;
+        if !self.extra.is_empty() || self.nodes().any(|n| n.blocked_by.contains(&n.id)) {
+            return;
+        }
+        let (order, left) = self.kahn_by(|s| s);
+        if !left.is_empty() {
+            return;
+        }
+        for (r, slot) in order.into_iter().enumerate() {
+            self.rank[slot as usize] = r as u64;
+        }
+        self.next_rank = self.len() as u64;
+        self.ranked = true;
+    }
+
+    /// Makes room for a new "`blocked` waits on `blocker`" edge in the topological ranks, or
+    /// returns the chain of waits that the edge would close into a cycle (`blocker` first,
+    /// `blocked` last). Costs O(1) when the ranks already agree, otherwise only the tasks ranked
+    /// between the two are visited (Pearce and Kelly's algorithm).
+    pub fn order_wait(&mut self, blocker: Slot, blocked: Slot) -> Result<(), Vec<Slot>> {
+        if blocker == blocked {
+            return Err(vec![blocker]);
+        }
+        if !self.ranked {
+            return self.wait_path(blocker, blocked).map_or(Ok(()), Err);
+        }
+        let (lower, upper) = (self.rank[blocked as usize], self.rank[blocker as usize]);
+        if lower > upper {
+            return Ok(());
+        }
+        // Forward: tasks transitively waiting on `blocked`, ranked below `blocker`.
+        let mut parent: HashMap<Slot, Slot> = HashMap::new();
+        parent.insert(blocked, blocked);
+        let mut stack = vec![blocked];
+        let mut forward = vec![blocked];
+        while let Some(x) = stack.pop() {
+            for w in self.waiters(x) {
+                if w == blocker {
+                    let mut path = vec![blocker, x];
+                    let mut at = x;
+                    while parent[&at] != at {
+                        at = parent[&at];
+                        path.push(at);
+                    }
+                    return Err(path);
+                }
+                if self.rank[w as usize] < upper && !parent.contains_key(&w) {
+                    parent.insert(w, x);
+                    stack.push(w);
+                    forward.push(w);
+                }
+            }
+        }
+        // Backward: tasks `blocker` transitively waits on, ranked above `blocked`.
+        let mut seen: HashSet<Slot> = HashSet::new();
+        seen.insert(blocker);
+        let mut stack = vec![blocker];
+        let mut backward = vec![blocker];
+        while let Some(x) = stack.pop() {
+            for p in self.prerequisites(x) {
+                if self.rank[p as usize] > lower && seen.insert(p) {
+                    stack.push(p);
+                    backward.push(p);
+                }
+            }
+        }
+        let by_rank = |v: &mut Vec<Slot>, rank: &[u64]| v.sort_unstable_by_key(|s| rank[*s as usize]);
+        by_rank(&mut forward, &self.rank);
+        by_rank(&mut backward, &self.rank);
+        let mut ranks: Vec<u64> = backward
+            .iter()
+            .chain(&forward)
+            .map(|s| self.rank[*s as usize])
+            .collect();
+        ranks.sort_unstable();
+        for (slot, r) in backward.into_iter().chain(forward).zip(ranks) {
+            self.rank[slot as usize] = r;
+        }
+        Ok(())
     }
 
     /// A chain of "waits on" steps (`x.blocked_by` names the next) from `from` to `to`, found
@@ -418,11 +611,11 @@ impl<P> Graph<P> {
         if cap < 64 || self.len() * 2 > cap {
             return;
         }
-        let mut fresh = Graph::new(self.resolver);
-        for entry in std::mem::take(&mut self.entries).into_iter().flatten() {
-            fresh.insert(entry.node);
-        }
-        *self = fresh;
+        let nodes = std::mem::take(&mut self.entries)
+            .into_iter()
+            .flatten()
+            .map(|e| e.node);
+        *self = Graph::from_nodes(nodes, self.resolver);
     }
 }
 
@@ -449,6 +642,16 @@ impl<P: Clone> Graph<P> {
         assert_eq!(sorted(&self.dependents, self), sorted(&fresh.dependents, &fresh));
         assert_eq!(sorted(&self.blockers, self), sorted(&fresh.blockers, &fresh));
         assert_eq!(self.numeric, fresh.numeric);
+        if self.ranked {
+            for slot in self.slots() {
+                for p in self.prerequisites(slot) {
+                    assert!(
+                        self.rank[p as usize] < self.rank[slot as usize],
+                        "rank order broken"
+                    );
+                }
+            }
+        }
         assert_eq!(self.len(), fresh.len());
         for node in self.nodes() {
             let a: Vec<usize> = self.all_slots(&node.id).map(|s| self.position(s)).collect();

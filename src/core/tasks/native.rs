@@ -137,31 +137,31 @@ impl TaskGraph {
 
     /// Builds a graph from records (e.g. a `TaskContext.model_dump()`); duplicate ids are refused.
     pub fn from_records(records: Vec<TaskRecord>, resolver: Resolver) -> Result<Self, LoadError> {
-        let mut graph = Graph::new(resolver);
-        for (i, r) in records.into_iter().enumerate() {
-            if let Some(first) = graph.first_slot(&r.id) {
+        let mut first_at: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
+        for (i, r) in records.iter().enumerate() {
+            if let Some(first) = first_at.insert(&r.id, i) {
                 return Err(LoadError(format!(
-                    "duplicate task id {:?}: tasks[{}] and tasks[{i}] both have it",
-                    r.id,
-                    graph.position(first)
+                    "duplicate task id {:?}: tasks[{first}] and tasks[{i}] both have it",
+                    r.id
                 )));
             }
-            let payload = TaskData {
+        }
+        let nodes = records.into_iter().map(|r| Node {
+            id: r.id,
+            blocks: r.blocks,
+            blocked_by: r.blocked_by,
+            payload: TaskData {
                 subject: r.subject,
                 description: r.description,
                 metadata: r.metadata,
                 created_at: r.created_at,
                 state: r.state,
                 owner: r.owner,
-            };
-            graph.insert(Node {
-                id: r.id,
-                blocks: r.blocks,
-                blocked_by: r.blocked_by,
-                payload,
-            });
-        }
-        Ok(Self { graph })
+            },
+        });
+        Ok(Self {
+            graph: Graph::from_nodes(nodes, resolver),
+        })
     }
 
     /// Parses the JSON of a `TaskContext` (`{"tasks": [...]}`), naming the offending path on error.

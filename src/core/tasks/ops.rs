@@ -180,7 +180,7 @@ fn relate<P>(g: &mut Graph<P>, blocker: Slot, blocked: Slot, log: &mut Vec<Chang
     let blocked_id = g.node(blocked).id.clone();
     let new_wait = !g.node(blocked).blocked_by.contains(&blocker_id);
     if new_wait {
-        if let Some(path) = g.wait_path(blocker, blocked) {
+        if let Err(path) = g.order_wait(blocker, blocked) {
             let path = path.into_iter().map(|s| g.node(s).id.clone()).collect();
             return Err(TaskError::Cycle {
                 blocker: blocker_id,

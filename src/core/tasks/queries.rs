@@ -1,8 +1,5 @@
 //! Queries AgentScope lacks: ready tasks, a topological order, validation and repair of loaded data.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::graph::{Graph, Resolver, Side};
@@ -84,50 +81,9 @@ impl Ord for ById<'_> {
     }
 }
 
-/// Distinct existing tasks `slot` waits on (self-loops left out).
-fn prerequisites(g: &Graph<TaskData>, slot: Slot) -> Vec<Slot> {
-    let mut out: Vec<Slot> = g
-        .node(slot)
-        .blocked_by
-        .iter()
-        .flat_map(|id| g.all_slots(id))
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out.retain(|s| *s != slot);
-    out
-}
-
 /// Kahn's algorithm over "waits on" edges, lowest id first among the available tasks.
-/// Returns the order and the tasks left over (those on or behind a cycle).
 fn kahn(g: &Graph<TaskData>) -> (Vec<Slot>, Vec<Slot>) {
-    let cap = g.slots().max().map_or(0, |s| s as usize + 1);
-    let mut waiting = vec![0usize; cap];
-    let mut heap = BinaryHeap::new();
-    for slot in g.slots() {
-        waiting[slot as usize] = prerequisites(g, slot).len();
-        if waiting[slot as usize] == 0 {
-            heap.push(Reverse(ById { graph: g, slot }));
-        }
-    }
-    let mut order = Vec::with_capacity(g.len());
-    while let Some(Reverse(ById { slot, .. })) = heap.pop() {
-        order.push(slot);
-        let mut next: Vec<Slot> = g.dependents(&g.node(slot).id).to_vec();
-        next.sort_unstable();
-        next.dedup();
-        for d in next {
-            if d != slot && waiting[d as usize] > 0 {
-                waiting[d as usize] -= 1;
-                if waiting[d as usize] == 0 {
-                    heap.push(Reverse(ById { graph: g, slot: d }));
-                }
-            }
-        }
-    }
-    let done: HashSet<Slot> = order.iter().copied().collect();
-    let left = g.slots().filter(|s| !done.contains(s)).collect();
-    (order, left)
+    g.kahn_by(|slot| ById { graph: g, slot })
 }
 
 /// Finds one cycle among `left` (every left-over task waits on another left-over task).
@@ -135,7 +91,8 @@ fn find_cycle(g: &Graph<TaskData>, left: &HashSet<Slot>, start: Slot) -> Vec<Slo
     let mut path = vec![start];
     let mut at = start;
     loop {
-        let next = prerequisites(g, at)
+        let next = g
+            .prerequisites(at)
             .into_iter()
             .find(|s| left.contains(s))
             .expect("left-over tasks wait");
@@ -364,6 +321,7 @@ impl TaskGraph {
             while g.remove_edge(waiter, Side::BlockedBy, &blocker_id) {}
             while g.remove_edge(blocker, Side::Blocks, &waiter_id) {}
         }
+        g.rerank();
         problems
     }
 }

@@ -116,11 +116,17 @@ impl TaskStateIndex {
     fn rebuild(&mut self, tasks: &Bound<'_, PyList>) -> PyResult<()> {
         self.list = None;
         self.graph = Graph::new(args::python_int);
-        self.index_from(tasks, 0)?;
+        let nodes = tasks
+            .iter()
+            .enumerate()
+            .map(|(at, task)| read_node(&task, at))
+            .collect::<PyResult<Vec<_>>>()?;
+        self.graph = Graph::from_nodes(nodes, args::python_int);
         self.list = Some(tasks.clone().unbind());
         Ok(())
     }
 
+    /// Indexes the tasks appended after position `start` (the ranks are kept up to date).
     fn index_from(&mut self, tasks: &Bound<'_, PyList>, start: usize) -> PyResult<()> {
         for at in start..tasks.len() {
             let node = read_node(&tasks.get_item(at)?, at)?;
