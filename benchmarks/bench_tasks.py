@@ -12,6 +12,8 @@ times one call of each kind at that size and prints per-call means and ratios:
 - reload: AgentState.model_dump_json() -> model_validate_json() -> the first TaskGet.
 
 Calls are batched so the size grows by at most 2% per batch, then a fresh state is built.
+Times are CPU time of this thread (time.thread_time_ns), medians per call, so that other
+processes on a busy machine do not distort them.
 The chained starting state is built directly from Task objects (the same for both; chaining
 10,000 tasks through AgentScope's TaskUpdate alone would take minutes). Then the native
 TaskGraph: 100,000 tasks created, chained and completed, and its JSON round trip against
@@ -108,7 +110,7 @@ OPS: dict[str, Op] = {
 
 
 def time_op(side: str, op: Op, n: int, calls: int, seed: int) -> float:
-    """Mean µs per call of `op` at size n."""
+    """Median µs per call of `op` at size n."""
     tools = {name: getattr(SIDES[side], name)() for name in ("TaskCreate", "TaskGet", "TaskList", "TaskUpdate")}
     rng = random.Random(seed)
     batch = max(1, n // 50)
@@ -118,11 +120,11 @@ def time_op(side: str, op: Op, n: int, calls: int, seed: int) -> float:
         run(tools["TaskGet"](_agent_state=state, task_id="1"))  # warm up (builds planmode's index)
         for _ in range(min(batch, calls - len(samples))):
             call = op(tools, state, rng)
-            t0 = time.perf_counter_ns()
+            t0 = time.thread_time_ns()
             chunk = run(call["tool"](_agent_state=state, **call["kw"]))
-            samples.append(time.perf_counter_ns() - t0)
+            samples.append(time.thread_time_ns() - t0)
             assert chunk.state != "error", chunk
-    return statistics.fmean(samples) / 1000
+    return statistics.median(samples) / 1000
 
 
 def time_reload(side: str, n: int, reps: int) -> float:
@@ -130,15 +132,15 @@ def time_reload(side: str, n: int, reps: int) -> float:
     state = chained_state(n)
     samples = []
     for _ in range(reps):
-        t0 = time.perf_counter_ns()
+        t0 = time.thread_time_ns()
         loaded = AgentState.model_validate_json(state.model_dump_json())
         run(tools["TaskGet"](_agent_state=loaded, task_id=str(n)))
-        samples.append(time.perf_counter_ns() - t0)
+        samples.append(time.thread_time_ns() - t0)
     return statistics.fmean(samples) / 1000
 
 
 def native(n: int) -> float:
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     g = TaskGraph()
     for i in range(1, n + 1):
         g.create("task", "")
@@ -147,15 +149,15 @@ def native(n: int) -> float:
     for i in range(1, n + 1):
         g.update(str(i), status="completed")
     assert len(g) == n and g.ready() == []
-    return time.perf_counter() - t0
+    return time.thread_time() - t0
 
 
 def best(fn: Callable[[], object], reps: int) -> float:
     out = []
     for _ in range(reps):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         fn()
-        out.append(time.perf_counter() - t0)
+        out.append(time.thread_time() - t0)
     return min(out)
 
 

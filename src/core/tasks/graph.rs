@@ -472,6 +472,21 @@ impl<P> Graph<P> {
         if !self.extra.is_empty() || self.nodes().any(|n| n.blocked_by.contains(&n.id)) {
             return;
         }
+        // Usual case: every task waits only on tasks listed before it, so list order is a ranking.
+        let forward_only = self.slots().all(|s| {
+            self.node(s)
+                .blocked_by
+                .iter()
+                .all(|id| self.first_slot(id).is_none_or(|b| b < s))
+        });
+        if forward_only {
+            for slot in 0..self.entries.len() {
+                self.rank[slot] = slot as u64;
+            }
+            self.next_rank = self.entries.len() as u64;
+            self.ranked = true;
+            return;
+        }
         let (order, left) = self.kahn_by(|s| s);
         if !left.is_empty() {
             return;

@@ -4,17 +4,16 @@
 
 use std::cmp::Ordering;
 
-/// A non-negative integer id value, kept as normalized decimal digits so that ids of any length
-/// compare numerically without overflow.
+/// A non-negative integer id value of any size, ordered numerically (no allocation up to 38 digits).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct NumericId(Box<str>);
+pub enum NumericId {
+    /// A value that fits in 128 bits.
+    Small(u128),
+    /// A larger value, as normalized decimal digits (no leading zeros).
+    Big(Box<str>),
+}
 
 impl NumericId {
-    /// The normalized digits (no sign, no leading zeros, `"0"` for zero).
-    pub fn digits(&self) -> &str {
-        &self.0
-    }
-
     /// Builds a value from decimal digits (leading zeros are dropped); `None` if `digits` is not
     /// a non-empty run of ASCII digits.
     pub fn from_digits(digits: &str) -> Option<Self> {
@@ -22,16 +21,23 @@ impl NumericId {
             return None;
         }
         let trimmed = digits.trim_start_matches('0');
-        Some(Self(if trimmed.is_empty() {
-            "0".into()
-        } else {
-            trimmed.into()
-        }))
+        Some(match trimmed.parse::<u128>() {
+            Ok(v) => NumericId::Small(v),
+            Err(_) if trimmed.is_empty() => NumericId::Small(0),
+            Err(_) => NumericId::Big(trimmed.into()),
+        })
     }
 
     /// The decimal text of this value plus one.
     pub fn successor(&self) -> String {
-        let mut bytes = self.0.as_bytes().to_vec();
+        let digits = match self {
+            NumericId::Small(v) => match v.checked_add(1) {
+                Some(next) => return next.to_string(),
+                None => v.to_string(),
+            },
+            NumericId::Big(d) => d.to_string(),
+        };
+        let mut bytes = digits.into_bytes();
         for b in bytes.iter_mut().rev() {
             if *b == b'9' {
                 *b = b'0';
@@ -49,10 +55,12 @@ impl NumericId {
 
 impl Ord for NumericId {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.0
-            .len()
-            .cmp(&other.0.len())
-            .then_with(|| self.0.cmp(&other.0))
+        match (self, other) {
+            (NumericId::Small(a), NumericId::Small(b)) => a.cmp(b),
+            (NumericId::Small(_), NumericId::Big(_)) => Ordering::Less,
+            (NumericId::Big(_), NumericId::Small(_)) => Ordering::Greater,
+            (NumericId::Big(a), NumericId::Big(b)) => a.len().cmp(&b.len()).then_with(|| a.cmp(b)),
+        }
     }
 }
 
@@ -111,9 +119,14 @@ pub fn parse_numeric(id: &str) -> ParsedId {
     if !valid_digits {
         return ParsedId::NotNumeric;
     }
-    let digits: String = body.iter().filter(|b| **b != b'_').map(|b| *b as char).collect();
-    match NumericId::from_digits(&digits) {
-        Some(value) if !negative || value.digits() == "0" => ParsedId::Value(value),
+    let body = std::str::from_utf8(body).unwrap_or_default();
+    let value = if body.contains('_') {
+        NumericId::from_digits(&body.replace('_', ""))
+    } else {
+        NumericId::from_digits(body)
+    };
+    match value {
+        Some(value) if !negative || value == NumericId::Small(0) => ParsedId::Value(value),
         _ => ParsedId::NotNumeric,
     }
 }
@@ -134,7 +147,8 @@ mod tests {
 
     fn value(id: &str) -> Option<String> {
         match parse_numeric(id) {
-            ParsedId::Value(v) => Some(v.digits().to_string()),
+            ParsedId::Value(NumericId::Small(v)) => Some(v.to_string()),
+            ParsedId::Value(NumericId::Big(d)) => Some(d.to_string()),
             _ => None,
         }
     }
@@ -162,6 +176,16 @@ mod tests {
         assert_eq!(v("9"), "10");
         assert_eq!(v("1299"), "1300");
         assert_eq!(v("99999999999999999999999"), "100000000000000000000000");
+        let max = u128::MAX.to_string();
+        assert_eq!(v(&max), "340282366920938463463374607431768211456");
+        assert_eq!(
+            v("999999999999999999999999999999999999999999"),
+            "1000000000000000000000000000000000000000000"
+        );
+        assert!(
+            NumericId::from_digits(&max).unwrap()
+                < NumericId::from_digits("340282366920938463463374607431768211456").unwrap()
+        );
     }
 
     #[test]

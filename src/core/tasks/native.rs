@@ -30,8 +30,21 @@ pub struct TaskGraph {
 pub struct UpdateReport {
     /// Updated field names in AgentScope's order (`status` for a deletion too).
     pub fields: Vec<&'static str>,
-    /// AgentScope's result text for the same call.
-    pub message: String,
+    /// Whether the task was deleted.
+    pub deleted: bool,
+    /// Whether the task is completed after the update.
+    pub completed: bool,
+}
+
+impl UpdateReport {
+    /// AgentScope's `TaskUpdate` result text for the same call.
+    pub fn message(&self, task_id: &str) -> String {
+        if self.deleted {
+            ops::deleted_message(task_id)
+        } else {
+            ops::update_message(task_id, &self.fields, self.completed)
+        }
+    }
 }
 
 impl TaskGraph {
@@ -114,7 +127,8 @@ impl TaskGraph {
             fields.push("status");
             return Ok(UpdateReport {
                 fields,
-                message: ops::deleted_message(task_id),
+                deleted: true,
+                completed: false,
             });
         }
         let task = self.graph.payload_mut(slot);
@@ -128,10 +142,11 @@ impl TaskGraph {
                 _ => {}
             }
         }
-        let message = ops::update_message(task_id, &outcome.fields, task.state == TaskState::Completed);
+        let completed = task.state == TaskState::Completed;
         Ok(UpdateReport {
             fields: outcome.fields,
-            message,
+            deleted: false,
+            completed,
         })
     }
 
@@ -166,9 +181,15 @@ impl TaskGraph {
 
     /// Parses the JSON of a `TaskContext` (`{"tasks": [...]}`), naming the offending path on error.
     pub fn from_json(json: &str, resolver: Resolver) -> Result<Self, LoadError> {
-        let de = &mut serde_json::Deserializer::from_str(json);
-        let ctx: ContextRecord = serde_path_to_error::deserialize(de).map_err(|e| load_error(&e))?;
-        Self::from_records(ctx.tasks, resolver)
+        match serde_json::from_str::<ContextRecord>(json) {
+            Ok(ctx) => Self::from_records(ctx.tasks, resolver),
+            // Parse again, slowly, only to name the offending path.
+            Err(_) => {
+                let de = &mut serde_json::Deserializer::from_str(json);
+                let err = serde_path_to_error::deserialize::<_, ContextRecord>(de).err();
+                Err(err.map_or_else(|| LoadError("invalid JSON".into()), |e| load_error(&e)))
+            }
+        }
     }
 
     /// Builds a graph from a JSON value of the `TaskContext` shape.

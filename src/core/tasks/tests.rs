@@ -276,7 +276,11 @@ fn ready_and_order_follow_dependencies() {
         ..Default::default()
     };
     let report = g.update("1", &done, None).unwrap();
-    assert!(report.message.ends_with("see if your work unblocked others."));
+    assert!(
+        report
+            .message("1")
+            .ends_with("see if your work unblocked others.")
+    );
     assert_eq!(g.ready(), vec!["2"]);
     // AgentScope's quirk: the completed task keeps its own `blocks`.
     assert_eq!(g.get("1").unwrap().blocks, vec!["2"]);
@@ -290,7 +294,7 @@ fn metadata_merges_and_null_deletes() {
     g.create("s".into(), "d".into(), meta, None);
     let patch = json!({"a": null, "c": [1]}).as_object().cloned().unwrap();
     let report = g.update("1", &UpdateRequest::default(), Some(&patch)).unwrap();
-    assert_eq!(report.message, "Update task (id=1) metadata.");
+    assert_eq!(report.message("1"), "Update task (id=1) metadata.");
     assert_eq!(
         Value::Object(g.get("1").unwrap().payload.metadata.clone()),
         json!({"b": 2, "c": [1]})

@@ -2,7 +2,7 @@
 
 use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyType};
+use pyo3::types::{PyDict, PyList, PyString, PyType};
 use serde_json::{Map, Value};
 
 use super::args;
@@ -51,6 +51,16 @@ fn state_value(py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Value> {
         )));
     }
     to_json_value(state, "state").map_err(|e| StateLoadError::new_err(e.value(py).to_string()))
+}
+
+/// Parses JSON text without copying it, with the GIL released.
+fn parse_json(py: Python<'_>, json: &Bound<'_, PyAny>, what: &str) -> PyResult<TaskGraph> {
+    let text = json
+        .cast::<PyString>()
+        .map_err(|_| StateLoadError::new_err(args::type_error(what, "a string", json)))?
+        .to_str()?;
+    py.detach(|| TaskGraph::from_json(text, args::python_int))
+        .map_err(load_error)
 }
 
 fn metadata_map(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Map<String, Value>>> {
@@ -276,11 +286,9 @@ impl PyTaskGraph {
     /// A graph from `to_json()` / `TaskContext.model_dump_json()` output; `StateLoadError` on bad data.
     #[classmethod]
     fn from_json(_cls: &Bound<'_, PyType>, py: Python<'_>, json: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let json = args::string(json, "json").map_err(StateLoadError::new_err)?;
-        let inner = py
-            .detach(|| TaskGraph::from_json(&json, args::python_int))
-            .map_err(load_error)?;
-        Ok(Self { inner })
+        Ok(Self {
+            inner: parse_json(py, json, "json")?,
+        })
     }
 
     fn __getstate__(&self, py: Python<'_>) -> String {
@@ -288,10 +296,7 @@ impl PyTaskGraph {
     }
 
     fn __setstate__(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<()> {
-        let json = args::string(state, "pickled state").map_err(StateLoadError::new_err)?;
-        self.inner = py
-            .detach(|| TaskGraph::from_json(&json, args::python_int))
-            .map_err(load_error)?;
+        self.inner = parse_json(py, state, "pickled state")?;
         Ok(())
     }
 
