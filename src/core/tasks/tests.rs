@@ -383,4 +383,3 @@ fn deletes_remove_every_edge_and_keep_order() {
     assert_eq!(g.get("200").unwrap().blocked_by, vec!["199"]);
     assert_eq!(g.create(String::new(), String::new(), Map::new(), None), "201");
 }
-
