@@ -52,12 +52,16 @@ class TaskGraphMachine(RuleBasedStateMachine):
     @precondition(lambda self: bool(self.model.tasks))
     @rule(data=st.data())
     def update(self, data: st.DataObject) -> None:
-        ids = st.lists(st.builds(lambda: None).map(lambda _: self.pick(data)), max_size=3)
+
+        def ids() -> list[str] | None:
+            count = data.draw(st.integers(-1, 3))
+            return None if count < 0 else [self.pick(data) for _ in range(count)]
+
         kw: dict[str, Any] = {
             "subject": data.draw(st.none() | st.sampled_from(["", "renamed"])),
             "description": data.draw(st.none() | st.just("new")),
-            "add_blocks": data.draw(st.none() | ids),
-            "add_blocked_by": data.draw(st.none() | ids),
+            "add_blocks": ids(),
+            "add_blocked_by": ids(),
             "status": data.draw(st.none() | st.sampled_from(["pending", "in_progress", "completed", "deleted"])),
             "owner": data.draw(st.none() | st.sampled_from(["", "me"])),
             "metadata": data.draw(st.none() | st.dictionaries(st.sampled_from("ab"), st.none() | st.integers(-1000, 1000))),

@@ -143,6 +143,12 @@ impl<P> Graph<P> {
         }
     }
 
+    /// Whether cycle checks can use the topological ranks (false while loaded data holds a
+    /// cycle or duplicate ids).
+    pub fn is_ranked(&self) -> bool {
+        self.ranked
+    }
+
     /// A graph holding `nodes` in order (ranked once at the end, in O(n + edges)).
     pub fn from_nodes(nodes: impl IntoIterator<Item = Node<P>>, resolver: Resolver) -> Self {
         let mut g = Self::new(resolver);

@@ -383,3 +383,38 @@ fn deletes_remove_every_edge_and_keep_order() {
     assert_eq!(g.get("200").unwrap().blocked_by, vec!["199"]);
     assert_eq!(g.create(String::new(), String::new(), Map::new(), None), "201");
 }
+
+#[test]
+fn loaded_cycles_fall_back_to_search_and_repair_restores_ranks() {
+    // 1 <-> 2 wait on each other (loaded data); 3 -> 4 -> 5 is a clean chain.
+    let json = r#"{"tasks":[
+        {"subject":"","description":"","metadata":{},"id":"1","blocks":["2"],"blocked_by":["2"]},
+        {"subject":"","description":"","metadata":{},"id":"2","blocks":["1"],"blocked_by":["1"]},
+        {"subject":"","description":"","metadata":{},"id":"3","blocks":["4"]},
+        {"subject":"","description":"","metadata":{},"id":"4","blocks":["5"],"blocked_by":["3"]},
+        {"subject":"","description":"","metadata":{},"id":"5","blocked_by":["4"]}]}"#;
+    let mut g = TaskGraph::from_json(json, |_| None).unwrap();
+    assert!(!g.graph().is_ranked());
+    let link = |g: &mut TaskGraph, id: &str, by: &str| {
+        let by = [by.to_string()];
+        g.update(
+            id,
+            &UpdateRequest {
+                add_blocked_by: Some(&by),
+                ..Default::default()
+            },
+            None,
+        )
+    };
+    assert_eq!(link(&mut g, "3", "5").unwrap_err().kind(), "CycleError");
+    link(&mut g, "5", "1").unwrap();
+    assert_eq!(link(&mut g, "1", "5").unwrap_err().kind(), "CycleError");
+    g.repair();
+    assert!(g.graph().is_ranked());
+    g.graph().assert_consistent();
+    // Ranked again: a backward edge reorders, a closing one is still refused.
+    link(&mut g, "3", "2").unwrap();
+    assert_eq!(link(&mut g, "2", "5").unwrap_err().kind(), "CycleError");
+    g.graph().assert_consistent();
+    assert!(g.topological_order().is_ok());
+}
