@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use smallvec::SmallVec;
 
 use super::ids::{NumericId, ParsedId, parse_numeric};
 use super::order::{Order, Slot};
@@ -61,6 +62,9 @@ impl<P> Node<P> {
     }
 }
 
+/// The slots that name one id in an edge list (usually one or two: stored inline).
+type Slots = SmallVec<[Slot; 2]>;
+
 /// Decides what Python's `int(id)` makes of ids with non-ASCII characters (see [`ParsedId::NeedsHost`]).
 pub type Resolver = fn(&str) -> Option<NumericId>;
 
@@ -86,9 +90,9 @@ pub struct Graph<P> {
     /// How many tasks hold each numeric id value.
     numeric: BTreeMap<NumericId, u32>,
     /// id -> the slots whose `blocked_by` names it (once per occurrence).
-    dependents: HashMap<String, Vec<Slot>>,
+    dependents: HashMap<String, Slots>,
     /// id -> the slots whose `blocks` names it (once per occurrence).
-    blockers: HashMap<String, Vec<Slot>>,
+    blockers: HashMap<String, Slots>,
     /// A topological rank per slot (a blocker ranks below the tasks waiting on it), maintained
     /// with Pearce and Kelly's dynamic algorithm; meaningful only while `ranked`.
     rank: Vec<u64>,
@@ -105,16 +109,16 @@ impl<P> Default for Graph<P> {
     }
 }
 
-fn link_rev(map: &mut HashMap<String, Vec<Slot>>, id: &str, slot: Slot) {
+fn link_rev(map: &mut HashMap<String, Slots>, id: &str, slot: Slot) {
     match map.get_mut(id) {
         Some(slots) => slots.push(slot),
         None => {
-            map.insert(id.to_owned(), vec![slot]);
+            map.insert(id.to_owned(), smallvec::smallvec![slot]);
         }
     }
 }
 
-fn unlink_rev(map: &mut HashMap<String, Vec<Slot>>, id: &str, slot: Slot) {
+fn unlink_rev(map: &mut HashMap<String, Slots>, id: &str, slot: Slot) {
     if let Some(slots) = map.get_mut(id) {
         if let Some(p) = slots.iter().position(|s| *s == slot) {
             slots.swap_remove(p);
@@ -158,6 +162,14 @@ impl<P> Graph<P> {
 
     /// Appends many tasks, then ranks the whole graph once.
     pub fn extend(&mut self, nodes: impl IntoIterator<Item = Node<P>>) {
+        let nodes = nodes.into_iter();
+        let more = nodes.size_hint().0;
+        self.entries.reserve(more);
+        self.rank.reserve(more);
+        self.order.reserve(more);
+        self.first.reserve(more);
+        self.dependents.reserve(more);
+        self.blockers.reserve(more);
         self.ranked = false;
         for node in nodes {
             self.insert(node);
@@ -262,12 +274,12 @@ impl<P> Graph<P> {
 
     /// The slots whose `blocked_by` names `id` (once per occurrence).
     pub fn dependents(&self, id: &str) -> &[Slot] {
-        self.dependents.get(id).map_or(&[], Vec::as_slice)
+        self.dependents.get(id).map_or(&[], |s| s.as_slice())
     }
 
     /// The slots whose `blocks` names `id` (once per occurrence).
     pub fn blockers(&self, id: &str) -> &[Slot] {
-        self.blockers.get(id).map_or(&[], Vec::as_slice)
+        self.blockers.get(id).map_or(&[], |s| s.as_slice())
     }
 
     fn numeric_value(&self, id: &str) -> Option<NumericId> {
@@ -359,7 +371,7 @@ impl<P> Graph<P> {
         entry.node
     }
 
-    fn rev_map(&mut self, side: Side) -> &mut HashMap<String, Vec<Slot>> {
+    fn rev_map(&mut self, side: Side) -> &mut HashMap<String, Slots> {
         match side {
             Side::Blocks => &mut self.blockers,
             Side::BlockedBy => &mut self.dependents,
@@ -648,7 +660,7 @@ impl<P: Clone> Graph<P> {
         for node in self.nodes() {
             fresh.insert(node.clone());
         }
-        let sorted = |m: &HashMap<String, Vec<Slot>>, g: &Graph<P>| {
+        let sorted = |m: &HashMap<String, Slots>, g: &Graph<P>| {
             let mut v: Vec<(String, Vec<usize>)> = m
                 .iter()
                 .map(|(k, s)| {

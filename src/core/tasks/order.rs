@@ -34,6 +34,12 @@ impl Order {
         self.alive.len()
     }
 
+    /// Makes room for `more` slots.
+    pub fn reserve(&mut self, more: usize) {
+        self.tree.reserve(more);
+        self.alive.reserve(more);
+    }
+
     /// Appends a new alive slot at the end and returns it.
     pub fn push(&mut self) -> Slot {
         let i = self.alive.len() + 1; // 1-based index of the new node
