@@ -90,7 +90,8 @@ class TaskGraphMachine(RuleBasedStateMachine):
         for tid in order:
             assert all(b in seen or b not in order for b in self.graph.get(tid)["blocked_by"])
             seen.add(tid)
-        assert self.graph.validate() == []
+        # Only AgentScope's quirk may show: a task completed and then reopened keeps its `blocks`.
+        assert {p["kind"] for p in self.graph.validate()} <= {"one_sided_edge"}
 
 
 TestTaskGraphMachine = TaskGraphMachine.TestCase
@@ -176,12 +177,14 @@ def test_validate_state_dict_reports_duplicates_without_loading() -> None:
     ("state", "message"),
     [
         ([], "state must be a dict"),
-        ({"tasks": 3}, "tasks: invalid type"),
+        ({"tasks": 3}, "tasks: unexpected type: 'int' object is not an instance of 'Sequence'"),
         ({"tasks": [{"subject": 1, "description": "", "metadata": {}}]}, r"tasks\[0\]\.subject"),
         ({"tasks": [{"subject": "", "description": "", "metadata": {}, "state": "done"}]}, "unknown variant `done`"),
         ({"tasks": [{"subject": "", "description": ""}]}, "missing field `metadata`"),
         ({"tasks": [{"subject": "", "description": "", "metadata": {"x": math.nan}}]}, "not a valid JSON number"),
-        ({"tasks": [{"subject": "", "description": "", "metadata": {"x": b"raw"}}]}, "not JSON-compatible"),
+        ({"tasks": [{"subject": "", "description": "", "metadata": {"x": b"raw"}}]}, r"tasks\[0\]\.metadata\.x: invalid type: byte array"),
+        ({"tasks": [{"subject": "", "description": "", "metadata": {"x": 2**70}}]}, "JSON number out of range"),
+        ({"tasks": [{"subject": "", "description": "", "metadata": {1: "x"}}]}, "'int' object is not an instance of 'str'"),
         ({"tasks": [{"subject": "", "description": "", "metadata": {}, "blocks": [1]}]}, r"tasks\[0\]\.blocks\[0\]"),
     ],
 )

@@ -192,20 +192,9 @@ impl TaskGraph {
         }
     }
 
-    /// Builds a graph from a JSON value of the `TaskContext` shape.
-    pub fn from_value(value: Value, resolver: Resolver) -> Result<Self, LoadError> {
-        let ctx: ContextRecord = serde_path_to_error::deserialize(value).map_err(|e| load_error(&e))?;
-        Self::from_records(ctx.tasks, resolver)
-    }
-
     /// The compact JSON of the `TaskContext` shape (what `TaskContext.model_dump_json()` gives).
     pub fn to_json(&self) -> String {
         serde_json::to_string(&ContextView(self)).unwrap_or_default()
-    }
-
-    /// The state as a serializable view (`{"tasks": [...]}`).
-    pub fn view(&self) -> ContextView<'_> {
-        ContextView(self)
     }
 }
 

@@ -4,7 +4,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::graph::{Graph, Resolver, Side};
 use super::ids::compare_ids;
-use super::model::{ContextRecord, TaskData, TaskState};
+use super::model::{TaskData, TaskRecord, TaskState};
 use super::native::{LoadError, TaskGraph};
 use super::ops::TaskError;
 use super::order::Slot;
@@ -327,18 +327,14 @@ impl TaskGraph {
 }
 
 impl TaskGraph {
-    /// The problems in a `TaskContext`-shaped value before loading it: duplicate ids (which
+    /// The problems in task records before loading them: duplicate ids (which
     /// loading refuses) plus everything [`TaskGraph::validate`] reports for the first task of
-    /// each id. Malformed data (wrong types) is still an error.
-    pub fn problems_in_value(
-        value: serde_json::Value,
-        resolver: Resolver,
-    ) -> Result<Vec<Problem>, LoadError> {
-        let ctx: ContextRecord = serde_json::from_value(value).map_err(|e| LoadError(e.to_string()))?;
+    /// each id.
+    pub fn problems_in(records: Vec<TaskRecord>, resolver: Resolver) -> Result<Vec<Problem>, LoadError> {
         let mut problems = Vec::new();
         let mut first_at: HashMap<String, usize> = HashMap::new();
         let mut kept = Vec::new();
-        for (i, record) in ctx.tasks.into_iter().enumerate() {
+        for (i, record) in records.into_iter().enumerate() {
             if let Some(first) = first_at.get(&record.id) {
                 let message = format!("tasks[{first}] and tasks[{i}] both have the id {:?}", record.id);
                 problems.push(Problem {

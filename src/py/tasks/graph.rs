@@ -1,13 +1,15 @@
 //! `planmode.TaskGraph`: the native task graph as a Python class.
 
 use pyo3::IntoPyObjectExt;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyType};
 use serde_json::{Map, Value};
 
 use super::args;
-use crate::core::tasks::native::TaskView;
-use crate::core::tasks::{LoadError, Problem, TaskError, TaskGraph, UpdateRequest};
+use crate::core::tasks::{
+    ContextRecord, LoadError, Node, Problem, TaskData, TaskError, TaskGraph, UpdateRequest,
+};
 use crate::py::convert::to_json_value;
 use crate::py::exceptions::{CycleError, InvalidInputError, StateLoadError, TaskNotFoundError};
 
@@ -40,9 +42,9 @@ fn load_error(e: LoadError) -> PyErr {
     StateLoadError::new_err(format!("cannot load tasks: {e}"))
 }
 
-/// Converts a Python state dict (`{"tasks": [...]}`) to JSON, refusing NaN, bytes and the like
-/// with a `StateLoadError`.
-fn state_value(py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Value> {
+/// Reads a state dict (`{"tasks": [...]}`) straight from the Python objects, naming the path of
+/// bad data; NaN, infinities and bytes in metadata are refused too.
+fn read_state(state: &Bound<'_, PyAny>) -> PyResult<ContextRecord> {
     if !state.is_instance_of::<PyDict>() {
         return Err(StateLoadError::new_err(args::type_error(
             "state",
@@ -50,7 +52,49 @@ fn state_value(py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Value> {
             state,
         )));
     }
-    to_json_value(state, "state").map_err(|e| StateLoadError::new_err(e.value(py).to_string()))
+    let mut de = pythonize::Depythonizer::from_object(state);
+    let ctx: ContextRecord = serde_path_to_error::deserialize(&mut de)
+        .map_err(|e| StateLoadError::new_err(format!("cannot load tasks: {}: {}", e.path(), e.inner())))?;
+    // pythonize reads NaN as null: check every non-empty metadata dict it accepted.
+    if let Some(tasks) = state.cast::<PyDict>()?.get_item("tasks")? {
+        for (i, task) in tasks.try_iter()?.enumerate() {
+            let metadata = task?.get_item("metadata")?;
+            if metadata.is_truthy()? {
+                to_json_value(&metadata, &format!("tasks[{i}].metadata")).map_err(|e| {
+                    StateLoadError::new_err(format!("cannot load tasks: {}", e.value(state.py())))
+                })?;
+            }
+        }
+    }
+    Ok(ctx)
+}
+
+fn load_state(state: &Bound<'_, PyAny>) -> PyResult<TaskGraph> {
+    TaskGraph::from_records(read_state(state)?.tasks, args::python_int).map_err(load_error)
+}
+
+/// One task as the dict `Task.model_dump()` gives (same keys, same order).
+fn task_dict<'py>(py: Python<'py>, node: &Node<TaskData>) -> PyResult<Bound<'py, PyDict>> {
+    let t = &node.payload;
+    let d = PyDict::new(py);
+    d.set_item(intern!(py, "subject"), &t.subject)?;
+    d.set_item(intern!(py, "description"), &t.description)?;
+    d.set_item(intern!(py, "metadata"), pythonize(py, &t.metadata)?)?;
+    d.set_item(intern!(py, "created_at"), &t.created_at)?;
+    d.set_item(intern!(py, "state"), t.state.as_str())?;
+    d.set_item(intern!(py, "id"), &node.id)?;
+    d.set_item(intern!(py, "owner"), &t.owner)?;
+    d.set_item(intern!(py, "blocks"), &node.blocks)?;
+    d.set_item(intern!(py, "blocked_by"), &node.blocked_by)?;
+    Ok(d)
+}
+
+fn task_list<'py>(py: Python<'py>, graph: &TaskGraph) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for node in graph.tasks() {
+        out.append(task_dict(py, node)?)?;
+    }
+    Ok(out)
 }
 
 /// Parses JSON text without copying it, with the GIL released.
@@ -109,9 +153,8 @@ impl PyTaskGraph {
         };
         let state = PyDict::new(py);
         state.set_item("tasks", tasks)?;
-        let value = state_value(py, state.as_any())?;
         Ok(Self {
-            inner: TaskGraph::from_value(value, args::python_int).map_err(load_error)?,
+            inner: load_state(state.as_any())?,
         })
     }
 
@@ -119,7 +162,7 @@ impl PyTaskGraph {
         const SHOWN: usize = 20;
         let mut parts = Vec::new();
         for node in self.inner.tasks().take(SHOWN) {
-            parts.push(pythonize(py, &TaskView(node))?.repr()?.to_string());
+            parts.push(task_dict(py, node)?.repr()?.to_string());
         }
         if self.inner.len() > SHOWN {
             parts.push(format!("... {} more", self.inner.len() - SHOWN));
@@ -152,19 +195,18 @@ impl PyTaskGraph {
     }
 
     /// The task with this id, as a dict shaped like `Task.model_dump()`.
-    fn get<'py>(&self, py: Python<'py>, task_id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn get<'py>(&self, py: Python<'py>, task_id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
         let id = args::string(task_id, "task_id").map_err(invalid)?;
         let node = self
             .inner
             .get(&id)
             .ok_or_else(|| task_error(TaskError::NotFound { id }))?;
-        pythonize(py, &TaskView(node))
+        task_dict(py, node)
     }
 
     /// Every task in list order, as dicts shaped like `Task.model_dump()`.
-    fn list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let tasks: Vec<TaskView<'_>> = self.inner.tasks().map(TaskView).collect();
-        pythonize(py, &tasks)
+    fn list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        task_list(py, &self.inner)
     }
 
     /// AgentScope's `TaskUpdate`; returns the updated field names. Raises `TaskNotFoundError`,
@@ -238,10 +280,10 @@ impl PyTaskGraph {
     /// Problems in a state dict before loading it, duplicate ids included (wrong types still raise).
     #[staticmethod]
     fn validate_state_dict<'py>(py: Python<'py>, state: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-        let value = state_value(py, state)?;
+        let records = read_state(state)?.tasks;
         problems(
             py,
-            &TaskGraph::problems_in_value(value, args::python_int).map_err(load_error)?,
+            &TaskGraph::problems_in(records, args::python_int).map_err(load_error)?,
         )
     }
 
@@ -257,23 +299,23 @@ impl PyTaskGraph {
     }
 
     /// Exactly what `agentscope.state.TaskContext(...).model_dump()` returns for these tasks.
-    fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        pythonize(py, &self.inner.view())
+    fn state_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item(intern!(py, "tasks"), task_list(py, &self.inner)?)?;
+        Ok(d)
     }
 
     /// A graph from a `TaskContext.model_dump()`-shaped dict; `StateLoadError` on bad data.
     #[classmethod]
-    fn from_state_dict(_cls: &Bound<'_, PyType>, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let value = state_value(py, state)?;
+    fn from_state_dict(_cls: &Bound<'_, PyType>, state: &Bound<'_, PyAny>) -> PyResult<Self> {
         Ok(Self {
-            inner: TaskGraph::from_value(value, args::python_int).map_err(load_error)?,
+            inner: load_state(state)?,
         })
     }
 
     /// Replaces the tasks with those of a state dict; on bad data raises and keeps the old tasks.
-    fn load_state_dict(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<()> {
-        let value = state_value(py, state)?;
-        self.inner = TaskGraph::from_value(value, args::python_int).map_err(load_error)?;
+    fn load_state_dict(&mut self, state: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner = load_state(state)?;
         Ok(())
     }
 
