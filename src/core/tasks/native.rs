@@ -152,15 +152,6 @@ impl TaskGraph {
 
     /// Builds a graph from records (e.g. a `TaskContext.model_dump()`); duplicate ids are refused.
     pub fn from_records(records: Vec<TaskRecord>, resolver: Resolver) -> Result<Self, LoadError> {
-        let mut first_at: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
-        for (i, r) in records.iter().enumerate() {
-            if let Some(first) = first_at.insert(&r.id, i) {
-                return Err(LoadError(format!(
-                    "duplicate task id {:?}: tasks[{first}] and tasks[{i}] both have it",
-                    r.id
-                )));
-            }
-        }
         let nodes = records.into_iter().map(|r| Node {
             id: r.id,
             blocks: r.blocks,
@@ -174,9 +165,20 @@ impl TaskGraph {
                 owner: r.owner,
             },
         });
-        Ok(Self {
-            graph: Graph::from_nodes(nodes, resolver),
-        })
+        let graph = Graph::from_nodes(nodes, resolver);
+        if let Some(id) = graph.duplicate_ids().first() {
+            let at: Vec<String> = graph
+                .all_slots(id)
+                .map(|s| format!("tasks[{}]", graph.position(s)))
+                .collect();
+            let who = if at.len() == 2 { "both" } else { "all" };
+            let (last, rest) = at.split_last().map_or(("", &[][..]), |(l, r)| (l.as_str(), r));
+            return Err(LoadError(format!(
+                "duplicate task id {id:?}: {} and {last} {who} have it",
+                rest.join(", ")
+            )));
+        }
+        Ok(Self { graph })
     }
 
     /// Parses the JSON of a `TaskContext` (`{"tasks": [...]}`), naming the offending path on error.

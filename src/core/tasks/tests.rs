@@ -338,7 +338,7 @@ fn loading_refuses_bad_data_with_a_path() {
         bad(r#"{"tasks":[{"subject":"","description":"","metadata":{},"state":"done"}]}"#).contains("done")
     );
     let dup = r#"{"tasks":[{"subject":"","description":"","metadata":{},"id":"1"},{"subject":"","description":"","metadata":{},"id":"1"}]}"#;
-    assert!(bad(dup).contains("duplicate task id \"1\": tasks[0] and tasks[1]"));
+    assert!(bad(dup).contains("duplicate task id \"1\": tasks[0] and tasks[1] both have it"));
 }
 
 #[test]
