@@ -123,6 +123,12 @@ def test_a_session_matches_agentscope_byte_for_byte() -> None:
         ({"task_id": "1", "status": "done"}, "InvalidInputError: status must be one of"),
         ({"task_id": "1", "owner": 3}, "InvalidInputError: owner must be a string, got int"),
         ({"task_id": "1", "metadata": [1]}, "InvalidInputError: metadata must be a dict, got list"),
+        ({"task_id": "1", "subject": "\ud800"}, "InvalidInputError: subject is not valid UTF-8 text"),
+        (
+            {"task_id": "1", "add_blocks": [str(i) for i in range(100, 20_100)]},
+            "InvalidInputError: add_blocks names task id(s) that do not exist: 100, 101, 102, 103, 104, 105, 106, "
+            "107, 108, 109 and 19990 more. The task (id=1) was not changed",
+        ),
     ],
 )
 def test_bad_updates_are_refused_and_change_nothing(kw: dict[str, Any], expected: str) -> None:

@@ -63,7 +63,7 @@ impl fmt::Display for TaskError {
                 f,
                 "{field} names task id(s) that do not exist: {}. The task (id={task_id}) was not changed; \
                  create those tasks first or check the ids with TaskList.",
-                ids.join(", ")
+                short_list(ids)
             ),
             TaskError::SelfLoop { task_id, field } => write!(
                 f,
@@ -93,6 +93,17 @@ impl fmt::Display for TaskError {
 }
 
 impl std::error::Error for TaskError {}
+
+/// `a, b, c`, or the first ten and how many more (an error text must stay readable).
+fn short_list(ids: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let head = ids[..ids.len().min(SHOWN)].join(", ");
+    if ids.len() > SHOWN {
+        format!("{head} and {} more", ids.len() - SHOWN)
+    } else {
+        head
+    }
+}
 
 /// The arguments of one `TaskUpdate` call (AgentScope's names and truthiness rules).
 #[derive(Clone, Debug, Default)]
@@ -153,8 +164,9 @@ pub fn locate<P>(g: &Graph<P>, task_id: &str) -> Result<Slot, TaskError> {
 
 fn check_names<P>(g: &Graph<P>, task_id: &str, field: &'static str, ids: &[String]) -> Result<(), TaskError> {
     let mut unknown: Vec<String> = Vec::new();
+    let mut seen = foldhash::HashSet::default();
     for id in ids {
-        if g.first_slot(id).is_none() && !unknown.contains(id) {
+        if g.first_slot(id).is_none() && seen.insert(id) {
             unknown.push(id.clone());
         }
     }

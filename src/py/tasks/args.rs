@@ -19,10 +19,12 @@ pub fn type_error(what: &str, expected: &str, got: &Bound<'_, PyAny>) -> String 
 
 /// A `str` argument.
 pub fn string(obj: &Bound<'_, PyAny>, what: &str) -> Result<String, String> {
-    obj.cast::<PyString>()
-        .ok()
-        .and_then(|s| s.to_str().ok().map(str::to_owned))
-        .ok_or_else(|| type_error(what, "a string", obj))
+    let s = obj
+        .cast::<PyString>()
+        .map_err(|_| type_error(what, "a string", obj))?;
+    s.to_str()
+        .map(str::to_owned)
+        .map_err(|e| format!("{what} is not valid UTF-8 text: {e}"))
 }
 
 /// A `str | None` argument.
