@@ -13,7 +13,8 @@ times one call of each kind at that size and prints per-call means and ratios:
 
 Calls are batched so the size grows by at most 2% per batch, then a fresh state is built.
 Times are CPU time of this thread (time.thread_time_ns), medians per call, so that other
-processes on a busy machine do not distort them.
+processes on a busy machine do not distort them; the garbage collector is off while a call is
+timed (as timeit does).
 The chained starting state is built directly from Task objects (the same for both; chaining
 10,000 tasks through AgentScope's TaskUpdate alone would take minutes). Then the native
 TaskGraph: 100,000 tasks created, chained and completed, and its JSON round trip against
@@ -121,9 +122,11 @@ def time_op(side: str, op: Op, n: int, calls: int, seed: int) -> float:
         run(tools["TaskGet"](_agent_state=state, task_id="1"))  # warm up (builds planmode's index)
         for _ in range(min(batch, calls - len(samples))):
             call = op(tools, state, rng)
+            gc.disable()
             t0 = time.thread_time_ns()
             chunk = run(call["tool"](_agent_state=state, **call["kw"]))
             samples.append(time.thread_time_ns() - t0)
+            gc.enable()
             assert chunk.state != "error", chunk
     return statistics.median(samples) / 1000
 
