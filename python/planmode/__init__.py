@@ -7,9 +7,10 @@ middleware and programmatic API live in :mod:`planmode.agentscope`.
 from __future__ import annotations
 
 from . import exceptions
-from ._core import PlanBook, PlanWorkspace, ShellVerdict, __version__, classify_shell
+from ._core import PlanBook, PlanWorkspace, ShellVerdict, TaskGraph, __version__, classify_shell
 
 __all__ = [
+    "TaskGraph",
     "__version__",
     "exceptions",
     "ShellVerdict",

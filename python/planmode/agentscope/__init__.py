@@ -31,6 +31,7 @@ from ._plan import (
     is_plan_mode_active,
     plan_status,
 )
+from ._tasks import TASK_TOOLS, TaskCreate, TaskGet, TaskList, TaskUpdate, resync_tasks
 from .scripted import ScriptedChatModel, call_tool, call_tools, say
 
 # ---- admin (HTTP): needs planmode[service], so imported on first use ----
@@ -68,6 +69,12 @@ __all__ = [
     "PlanModeWiring",
     "admin_router",
     # ---- scripted model ----
+    "TASK_TOOLS",
+    "TaskCreate",
+    "TaskGet",
+    "TaskList",
+    "TaskUpdate",
+    "resync_tasks",
     "ScriptedChatModel",
     "call_tool",
     "call_tools",

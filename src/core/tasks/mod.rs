@@ -1,1 +1,25 @@
-//! (tasks: to be built by its issue.)
+//! The task graph: AgentScope's task semantics (create, get, list, update with dependency edges)
+//! over an index that makes every per-task operation independent of how many tasks exist.
+//!
+//! - [`graph`]: the structural index (order, id lookup, both edge directions, cycle search);
+//! - [`ops`]: AgentScope's `TaskUpdate` semantics, refusing bad edges atomically;
+//! - [`native`]: [`TaskGraph`], which also owns the task fields; [`queries`] and [`render`] add
+//!   what AgentScope lacks (ready tasks, topological order, validate/repair, Mermaid/DOT).
+
+pub mod graph;
+pub mod ids;
+pub mod model;
+pub mod native;
+pub mod ops;
+pub mod order;
+pub mod queries;
+pub mod render;
+
+#[cfg(test)]
+mod tests;
+
+pub use graph::{Graph, Node, Side};
+pub use model::{ContextRecord, Status, TaskData, TaskRecord, TaskState};
+pub use native::{LoadError, TaskGraph, UpdateReport};
+pub use ops::{Change, TaskError, UpdateOutcome, UpdateRequest};
+pub use queries::{Problem, ProblemKind};

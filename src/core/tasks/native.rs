@@ -1,0 +1,265 @@
+//! The native task graph: AgentScope's task semantics with all task data held in Rust.
+
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::{Map, Value};
+
+use super::graph::{Graph, Node, Resolver};
+use super::model::{ContextRecord, TaskData, TaskRecord, TaskState, now_iso};
+use super::ops::{self, TaskError, UpdateRequest};
+
+/// Why saved data could not be loaded; the target graph was left as it was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError(pub String);
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// A task graph holding AgentScope `Task` data, with AgentScope's create/update semantics.
+#[derive(Clone, Debug, Default)]
+pub struct TaskGraph {
+    pub(super) graph: Graph<TaskData>,
+}
+
+/// What [`TaskGraph::update`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UpdateReport {
+    /// Updated field names in AgentScope's order (`status` for a deletion too).
+    pub fields: Vec<&'static str>,
+    /// Whether the task was deleted.
+    pub deleted: bool,
+    /// Whether the task is completed after the update.
+    pub completed: bool,
+}
+
+impl UpdateReport {
+    /// AgentScope's `TaskUpdate` result text for the same call.
+    pub fn message(&self, task_id: &str) -> String {
+        if self.deleted {
+            ops::deleted_message(task_id)
+        } else {
+            ops::update_message(task_id, &self.fields, self.completed)
+        }
+    }
+}
+
+impl TaskGraph {
+    /// An empty graph; `resolver` decides what `int(id)` makes of non-ASCII ids.
+    pub fn new(resolver: Resolver) -> Self {
+        Self {
+            graph: Graph::new(resolver),
+        }
+    }
+
+    /// Number of tasks.
+    pub fn len(&self) -> usize {
+        self.graph.len()
+    }
+
+    /// Whether there are no tasks.
+    pub fn is_empty(&self) -> bool {
+        self.graph.is_empty()
+    }
+
+    /// The underlying index (read-only).
+    pub fn graph(&self) -> &Graph<TaskData> {
+        &self.graph
+    }
+
+    /// Tasks in list order.
+    pub fn tasks(&self) -> impl Iterator<Item = &Node<TaskData>> + '_ {
+        self.graph.nodes()
+    }
+
+    /// The task with this id.
+    pub fn get(&self, id: &str) -> Option<&Node<TaskData>> {
+        self.graph.first_slot(id).map(|s| self.graph.node(s))
+    }
+
+    /// Creates a pending task with the next numeric id (largest numeric id + 1) and returns the id.
+    pub fn create(
+        &mut self,
+        subject: String,
+        description: String,
+        metadata: Map<String, Value>,
+        created_at: Option<String>,
+    ) -> String {
+        let id = self.graph.next_id();
+        let payload = TaskData {
+            subject,
+            description,
+            metadata,
+            created_at: created_at.unwrap_or_else(now_iso),
+            state: TaskState::Pending,
+            owner: None,
+        };
+        self.graph.insert(Node {
+            id: id.clone(),
+            blocks: Vec::new(),
+            blocked_by: Vec::new(),
+            payload,
+        });
+        id
+    }
+
+    /// AgentScope's `TaskUpdate`, refusing unknown ids, self-loops and cycles with nothing changed.
+    /// `metadata` is merged key by key; a null value deletes the key.
+    pub fn update(
+        &mut self,
+        task_id: &str,
+        req: &UpdateRequest<'_>,
+        metadata: Option<&Map<String, Value>>,
+    ) -> Result<UpdateReport, TaskError> {
+        let metadata = metadata.filter(|m| !m.is_empty());
+        let req = UpdateRequest {
+            metadata: metadata.is_some(),
+            ..req.clone()
+        };
+        let slot = ops::locate(&self.graph, task_id)?;
+        let outcome = ops::apply_update(&mut self.graph, slot, &req)?;
+        if outcome.deleted {
+            self.graph.maybe_compact();
+            let mut fields = outcome.fields;
+            fields.push("status");
+            return Ok(UpdateReport {
+                fields,
+                deleted: true,
+                completed: false,
+            });
+        }
+        let task = self.graph.payload_mut(slot);
+        for field in &outcome.fields {
+            match *field {
+                "subject" => task.subject = req.subject.unwrap_or_default().to_owned(),
+                "description" => task.description = req.description.unwrap_or_default().to_owned(),
+                "owner" => task.owner = req.owner.map(str::to_owned),
+                "status" => task.state = req.status.and_then(|s| s.state()).unwrap_or(task.state),
+                "metadata" => merge_metadata(&mut task.metadata, metadata.into_iter().flatten()),
+                _ => {}
+            }
+        }
+        let completed = task.state == TaskState::Completed;
+        Ok(UpdateReport {
+            fields: outcome.fields,
+            deleted: false,
+            completed,
+        })
+    }
+
+    /// Builds a graph from records (e.g. a `TaskContext.model_dump()`); duplicate ids are refused.
+    pub fn from_records(records: Vec<TaskRecord>, resolver: Resolver) -> Result<Self, LoadError> {
+        let nodes = records.into_iter().map(|r| Node {
+            id: r.id,
+            blocks: r.blocks,
+            blocked_by: r.blocked_by,
+            payload: TaskData {
+                subject: r.subject,
+                description: r.description,
+                metadata: r.metadata,
+                created_at: r.created_at,
+                state: r.state,
+                owner: r.owner,
+            },
+        });
+        let graph = Graph::from_nodes(nodes, resolver);
+        if let Some(id) = graph.duplicate_ids().first() {
+            let at: Vec<String> = graph
+                .all_slots(id)
+                .map(|s| format!("tasks[{}]", graph.position(s)))
+                .collect();
+            let who = if at.len() == 2 { "both" } else { "all" };
+            let (last, rest) = at.split_last().map_or(("", &[][..]), |(l, r)| (l.as_str(), r));
+            return Err(LoadError(format!(
+                "duplicate task id {id:?}: {} and {last} {who} have it",
+                rest.join(", ")
+            )));
+        }
+        Ok(Self { graph })
+    }
+
+    /// Parses the JSON of a `TaskContext` (`{"tasks": [...]}`), naming the offending path on error.
+    pub fn from_json(json: &str, resolver: Resolver) -> Result<Self, LoadError> {
+        match serde_json::from_str::<ContextRecord>(json) {
+            Ok(ctx) => Self::from_records(ctx.tasks, resolver),
+            // Parse again, slowly, only to name the offending path.
+            Err(_) => {
+                let de = &mut serde_json::Deserializer::from_str(json);
+                let err = serde_path_to_error::deserialize::<_, ContextRecord>(de).err();
+                Err(err.map_or_else(|| LoadError("invalid JSON".into()), |e| load_error(&e)))
+            }
+        }
+    }
+
+    /// The compact JSON of the `TaskContext` shape (what `TaskContext.model_dump_json()` gives).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(&ContextView(self)).unwrap_or_default()
+    }
+}
+
+fn load_error<E: std::fmt::Display>(e: &serde_path_to_error::Error<E>) -> LoadError {
+    let path = e.path().to_string();
+    LoadError(if path == "." {
+        e.inner().to_string()
+    } else {
+        format!("{path}: {}", e.inner())
+    })
+}
+
+/// Merges a metadata patch into `metadata` the AgentScope way: null deletes the key.
+pub fn merge_metadata<'a>(
+    metadata: &mut Map<String, Value>,
+    patch: impl IntoIterator<Item = (&'a String, &'a Value)>,
+) {
+    for (k, v) in patch {
+        if v.is_null() {
+            metadata.shift_remove(k);
+        } else {
+            metadata.insert(k.clone(), v.clone());
+        }
+    }
+}
+
+/// Serializes a graph as `{"tasks": [...]}` straight from the index (no intermediate records).
+pub struct ContextView<'a>(&'a TaskGraph);
+
+/// Serializes one task in `Task.model_dump()` key order.
+pub struct TaskView<'a>(pub &'a Node<TaskData>);
+
+impl Serialize for ContextView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Tasks<'a>(&'a TaskGraph);
+        impl Serialize for Tasks<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut seq = s.serialize_seq(Some(self.0.len()))?;
+                for node in self.0.tasks() {
+                    seq.serialize_element(&TaskView(node))?;
+                }
+                seq.end()
+            }
+        }
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry("tasks", &Tasks(self.0))?;
+        map.end()
+    }
+}
+
+impl Serialize for TaskView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (node, t) = (self.0, &self.0.payload);
+        let mut map = s.serialize_map(Some(9))?;
+        map.serialize_entry("subject", &t.subject)?;
+        map.serialize_entry("description", &t.description)?;
+        map.serialize_entry("metadata", &t.metadata)?;
+        map.serialize_entry("created_at", &t.created_at)?;
+        map.serialize_entry("state", &t.state)?;
+        map.serialize_entry("id", &node.id)?;
+        map.serialize_entry("owner", &t.owner)?;
+        map.serialize_entry("blocks", &node.blocks)?;
+        map.serialize_entry("blocked_by", &node.blocked_by)?;
+        map.end()
+    }
+}
