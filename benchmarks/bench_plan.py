@@ -17,28 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from agentscope.agent import Agent
-from agentscope.message import TextBlock, ToolCallBlock
+from agentscope.message import ToolCallBlock
 from agentscope.middleware import MiddlewareBase
-from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision
-from agentscope.state import AgentState
-from agentscope.tool import ToolBase, ToolChunk, Toolkit
+from agentscope.tool import Toolkit
 
 from planmode._core import PlanBook
 from planmode.agentscope import PlanMode, ScriptedChatModel, enter_plan_mode
-
-
-class Read(ToolBase):
-    name = "read"
-    description = "read"
-    input_schema = {"type": "object", "properties": {}}
-    is_concurrency_safe = True
-    is_read_only = True
-
-    async def check_permissions(self, tool_input: dict[str, Any], context: PermissionContext) -> PermissionDecision:
-        return PermissionDecision(behavior=PermissionBehavior.ALLOW, message="ok")
-
-    async def call(self) -> ToolChunk:
-        return ToolChunk(content=[TextBlock(text="x")])
+from planmode.agentscope.demo_tools import ReadFile
 
 
 def per_call(fn: Any, n: int, repeats: int = 5) -> float:
@@ -59,8 +44,8 @@ class NoOp(MiddlewareBase):
 
 
 def bench_gate(root: Path, n: int = 2000) -> None:
-    tool = Read()
-    call = ToolCallBlock(id="c1", name="read", input="{}")
+    tool = ReadFile(root)
+    call = ToolCallBlock(id="c1", name="read_file", input="{}")
     plain = Agent(name="a", system_prompt="s", model=ScriptedChatModel(), toolkit=Toolkit(tools=[tool]))
     noop = Agent(name="n", system_prompt="s", model=ScriptedChatModel(), toolkit=Toolkit(tools=[tool]),
                  middlewares=[NoOp()])
@@ -115,4 +100,3 @@ if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as tmp:
         bench_gate(Path(tmp))
     bench_state()
-    _ = AgentState  # the state type the gate reads

@@ -20,12 +20,12 @@ from typing import Any
 
 from agentscope.agent import Agent
 from agentscope.event import RequireUserConfirmEvent
-from agentscope.message import TextBlock, ToolCallBlock, ToolResultBlock, UserMsg
+from agentscope.message import ToolCallBlock, ToolResultBlock, UserMsg
 from agentscope.model import ChatResponse
-from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision
-from agentscope.tool import ToolBase, ToolChunk, Toolkit
+from agentscope.tool import Toolkit
 
 from planmode.agentscope import PlanMode, ScriptedChatModel, answer_plan, call_tool, plan_status, say
+from planmode.agentscope.demo_tools import ReadFile, WriteFile
 
 APP = 'def signup(email: str, password: str) -> dict:\n    return {"email": email}\n'
 PLAN = """# Plan: validate signup input
@@ -51,41 +51,6 @@ FIXED = (
     '    return {"email": email}\n'
 )
 TESTS = "import pytest\nfrom app import signup\n\ndef test_bad_email():\n    with pytest.raises(ValueError):\n        signup('x', 'longenough')\n"
-
-
-class ReadFile(ToolBase):
-    """Reads a file of the project (read-only, so it is allowed while planning)."""
-
-    name = "read_file"
-    description = "Read a file of the project."
-    input_schema = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
-    is_concurrency_safe = True
-    is_read_only = True
-
-    def __init__(self, root: Path) -> None:
-        super().__init__()
-        self.root = root
-
-    async def check_permissions(self, tool_input: dict[str, Any], context: PermissionContext) -> PermissionDecision:
-        return PermissionDecision(behavior=PermissionBehavior.ALLOW, message="reading is fine")
-
-    async def call(self, path: str) -> ToolChunk:
-        return ToolChunk(content=[TextBlock(text=(self.root / path).read_text())])
-
-
-class WriteFile(ReadFile):
-    """Writes a file of the project (mutating: blocked while planning)."""
-
-    name = "write_file"
-    description = "Write a file of the project."
-    input_schema = {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                    "required": ["path", "content"]}
-    is_concurrency_safe = False
-    is_read_only = False
-
-    async def call(self, path: str, content: str) -> ToolChunk:  # type: ignore[override]
-        (self.root / path).write_text(content)
-        return ToolChunk(content=[TextBlock(text=f"wrote {path} ({len(content)} bytes)")])
 
 
 def todos(*states: str) -> ChatResponse:

@@ -8,57 +8,14 @@ from typing import Any
 from agentscope.agent import Agent
 from agentscope.event import RequireUserConfirmEvent
 from agentscope.message import ToolResultBlock, UserMsg
-from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision, PermissionMode
+from agentscope.permission import PermissionMode
 from agentscope.state import AgentState
-from agentscope.tool import ToolBase, ToolChunk, Toolkit
-from agentscope.message import TextBlock
+from agentscope.tool import ToolBase, Toolkit
 
 from planmode.agentscope import PlanMode, ScriptedChatModel
+from planmode.agentscope.demo_tools import ReadFile, WriteFile
 
 PLAN = "# Plan\n\n## Goal\nFix the bug.\n\n## Steps\n1. Read the code\n2. Change the check\n3. Run the tests\n"
-
-
-class WriteFile(ToolBase):
-    """A real mutating tool: writes ``text`` to ``<root>/<name>`` (allowed by its own check)."""
-
-    name = "write_file"
-    description = "Write a file."
-    input_schema = {"type": "object", "properties": {"name": {"type": "string"}, "text": {"type": "string"}},
-                    "required": ["name", "text"]}
-    is_concurrency_safe = False
-    is_read_only = False
-
-    def __init__(self, root: Path) -> None:
-        super().__init__()
-        self.root = root
-
-    async def check_permissions(self, tool_input: dict[str, Any], context: PermissionContext) -> PermissionDecision:
-        return PermissionDecision(behavior=PermissionBehavior.ALLOW, message="ok")
-
-    async def call(self, name: str, text: str) -> ToolChunk:
-        (self.root / name).write_text(text)
-        return ToolChunk(content=[TextBlock(text=f"wrote {name}")])
-
-
-class ReadFile(ToolBase):
-    """A read-only tool."""
-
-    name = "read_file"
-    description = "Read a file."
-    input_schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-    is_concurrency_safe = True
-    is_read_only = True
-
-    def __init__(self, root: Path) -> None:
-        super().__init__()
-        self.root = root
-
-    async def check_permissions(self, tool_input: dict[str, Any], context: PermissionContext) -> PermissionDecision:
-        return PermissionDecision(behavior=PermissionBehavior.ALLOW, message="ok")
-
-    async def call(self, name: str) -> ToolChunk:
-        path = self.root / name
-        return ToolChunk(content=[TextBlock(text=path.read_text() if path.exists() else "(missing)")])
 
 
 def make_agent(

@@ -55,7 +55,7 @@ async def test_outcomes_with_a_plan(tmp_path: Path) -> None:
 
 
 async def test_programmatic_enter_shows_banner_and_gates(tmp_path: Path) -> None:
-    agent, model, _ = make_agent(tmp_path, [call_tool("write_file", {"name": "x", "text": "1"}, "w"), say("ok")])
+    agent, model, _ = make_agent(tmp_path, [call_tool("write_file", {"path": "x", "content": "1"}, "w"), say("ok")])
     enter_plan_mode(agent)
     await run(agent)
     assert results(agent)["w"].state == "denied"

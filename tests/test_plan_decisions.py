@@ -226,7 +226,7 @@ async def test_exit_plan_mode_closes_every_call_left_waiting(tmp_path: Path) -> 
 
     agent, model, _ = make_agent(tmp_path, [
         call_tool("plan_enter", {}), call_tool("plan_write", {"content": PLAN}),
-        call_tools(("plan_exit", {}), ("read_file", {"name": "x"})),
+        call_tools(("plan_exit", {}), ("read_file", {"path": "x"})),
     ])
     assert confirm_request(await run(agent)) is not None
     exit_plan_mode(agent.state, actor="admin")

@@ -46,14 +46,14 @@ async def test_writes_denied_reads_allowed_in_every_mode(tmp_path: Path, mode: P
     agent, _, _ = make_agent(root, [
         call_tool("plan_enter", {}),
         call_tools(
-            ("write_file", {"name": "new.txt", "text": "x"}),
+            ("write_file", {"path": "new.txt", "content": "x"}),
             ("Write", {"file_path": str(root / "w.txt"), "content": "x"}),
             ("Edit", {"file_path": str(root / "notes.txt"), "old_string": "original", "new_string": "hacked"}),
             ("Bash", {"command": "rm notes.txt"}),
             ("Bash", {"command": "echo hacked > notes.txt"}),
         ),
         call_tools(
-            ("read_file", {"name": "notes.txt"}),
+            ("read_file", {"path": "notes.txt"}),
             ("Bash", {"command": "cat notes.txt"}),
             ("TaskCreate", {"subject": "Investigate", "description": "read the code"}),
             ("todo_write", {"todos": [{"content": "investigate", "status": "in_progress"}]}),
@@ -87,7 +87,7 @@ async def test_shell_is_denied_entirely_unless_allowed(tmp_path: Path) -> None:
 async def test_same_batch_enter_then_write_is_denied(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
     agent, _, _ = make_agent(root, [
-        call_tools(("plan_enter", {}), ("write_file", {"name": "x.txt", "text": "x"})), say("ok")])
+        call_tools(("plan_enter", {}), ("write_file", {"path": "x.txt", "content": "x"})), say("ok")])
     await run(agent)
     assert [r.state for r in results(agent).values()] == ["success", "denied"]
     assert not (root / "x.txt").exists()
@@ -96,7 +96,7 @@ async def test_same_batch_enter_then_write_is_denied(tmp_path: Path) -> None:
 async def test_extra_allowed_tools_and_unknown_tools(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
     plan = PlanMode(workspace_dir=root, extra_allowed_tools=["write_file"])
-    agent, _, _ = make_agent(root, [call_tool("plan_enter", {}), call_tool("write_file", {"name": "ok.txt", "text": "1"}, "w"),
+    agent, _, _ = make_agent(root, [call_tool("plan_enter", {}), call_tool("write_file", {"path": "ok.txt", "content": "1"}, "w"),
                                     call_tool("Edit", {"file_path": str(root / "notes.txt"), "old_string": "o",
                                                        "new_string": "x"}, "e"),
                                     say("ok")], plan=plan, tools=[WriteFile(root), Edit()],
@@ -108,7 +108,7 @@ async def test_extra_allowed_tools_and_unknown_tools(tmp_path: Path) -> None:
 
 async def test_build_phase_is_not_restricted(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
-    agent, _, _ = make_agent(root, [call_tool("write_file", {"name": "x.txt", "text": "x"}, "w"), say("ok")],
+    agent, _, _ = make_agent(root, [call_tool("write_file", {"path": "x.txt", "content": "x"}, "w"), say("ok")],
                              mode=PermissionMode.BYPASS)
     await run(agent)
     assert results(agent)["w"].state == "success"
@@ -158,8 +158,8 @@ async def test_with_planmodes_permission_middleware_second(tmp_path: Path, mode:
 
     root = _workspace(tmp_path)
     plan = PlanMode(workspace_dir=root)
-    model = ScriptedChatModel([call_tool("plan_enter", {}), call_tool("write_file", {"name": "x", "text": "1"}, "w"),
-                               call_tool("read_file", {"name": "notes.txt"}, "r"),
+    model = ScriptedChatModel([call_tool("plan_enter", {}), call_tool("write_file", {"path": "x", "content": "1"}, "w"),
+                               call_tool("read_file", {"path": "notes.txt"}, "r"),
                                call_tool("plan_write", {"content": PLAN}, "p"), call_tool("plan_exit", {}, "x"),
                                say("ok")])
     agent = Agent(name="dev", system_prompt="s", model=model,

@@ -22,8 +22,8 @@ from _plan_support import PLAN, confirm_request, hints, make_agent, results, run
 async def test_whole_lifecycle(tmp_path: Path) -> None:
     agent, model, plan = make_agent(tmp_path, [
         call_tool("plan_enter", {}, "e1"),
-        call_tool("write_file", {"name": "app.py", "text": "x"}, "w1"),
-        call_tool("read_file", {"name": "app.py"}, "r1"),
+        call_tool("write_file", {"path": "app.py", "content": "x"}, "w1"),
+        call_tool("read_file", {"path": "app.py"}, "r1"),
         call_tool("plan_write", {"content": PLAN}, "p1"),
         call_tool("plan_exit", {"summary": "fix the check"}, "x1"),
     ])
@@ -49,7 +49,7 @@ async def test_whole_lifecycle(tmp_path: Path) -> None:
         call_tool("todo_write", {"todos": [{"content": "Read the code", "status": "completed"},
                                            {"content": "Change the check", "status": "in_progress"},
                                            {"content": "Run the tests", "status": "pending"}]}, "t1"),
-        call_tool("write_file", {"name": "app.py", "text": "fixed"}, "w2"),
+        call_tool("write_file", {"path": "app.py", "content": "fixed"}, "w2"),
         say("done"),
     ])
     await run(agent, answer_plan(request, "approve", feedback="Go ahead."))

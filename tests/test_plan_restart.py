@@ -31,7 +31,7 @@ async def test_restart_mid_plan(tmp_path: Path) -> None:
 
     # a new process: new PlanMode, new Agent, same workspace
     agent2, model2, _ = make_agent(tmp_path, [
-        call_tool("write_file", {"name": "x.py", "text": "x"}, "w1"),
+        call_tool("write_file", {"path": "x.py", "content": "x"}, "w1"),
         call_tool("plan_exit", {}, "x1"),
     ], plan=PlanMode(workspace_dir=tmp_path), state=state)
     after = plan_status(agent2)
@@ -51,7 +51,7 @@ async def test_restart_mid_approval_then_approve(tmp_path: Path) -> None:
     request = confirm_request(await run(agent))
     assert request is not None
     state = reload(agent)
-    agent2, model2, _ = make_agent(tmp_path, [call_tool("write_file", {"name": "a.py", "text": "ok"}, "w1"),
+    agent2, model2, _ = make_agent(tmp_path, [call_tool("write_file", {"path": "a.py", "content": "ok"}, "w1"),
                                               say("done")], plan=PlanMode(workspace_dir=tmp_path), state=state)
     status = plan_status(agent2)
     assert status.awaiting_approval and status.pending["tool_call_id"] == "x1"
@@ -113,7 +113,7 @@ from planmode.agentscope import answer_plan, call_tool, plan_status, say
 from _plan_support import make_agent, run
 async def main():
     state = AgentState.model_validate_json(Path({out!r}).read_text())
-    agent, _, _ = make_agent(Path({ws!r}), [call_tool("write_file", {{"name": "done.txt", "text": "built"}}, "b-w1"), say("ok")],
+    agent, _, _ = make_agent(Path({ws!r}), [call_tool("write_file", {{"path": "done.txt", "content": "built"}}, "b-w1"), say("ok")],
                              state=state)
     assert plan_status(agent).awaiting_approval
     await run(agent, answer_plan(agent, "approve", revision=1, actor="admin:ops"))

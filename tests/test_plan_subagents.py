@@ -37,8 +37,8 @@ async def test_enforce_child_is_read_only_while_parent_plans(tmp_path: Path) -> 
     parent, _, plan = make_agent(tmp_path, [])
     enter_plan_mode(parent)
     child, model = _child(tmp_path, plan, [
-        call_tool("write_file", {"name": "c.txt", "text": "x"}, "w"),
-        call_tool("read_file", {"name": "c.txt"}, "r"),
+        call_tool("write_file", {"path": "c.txt", "content": "x"}, "w"),
+        call_tool("read_file", {"path": "c.txt"}, "r"),
         call_tool("TaskCreate", {"subject": "look", "description": "around"}, "t"),
         call_tool("plan_enter", {}, "e"),
         say("reported"),
@@ -53,7 +53,7 @@ async def test_enforce_child_is_read_only_while_parent_plans(tmp_path: Path) -> 
     assert "Your parent agent is in PLAN mode" in hints(model)
 
     exit_plan_mode(parent, actor="user")
-    model.extend([call_tool("write_file", {"name": "c.txt", "text": "now"}, "w2"), say("done")])
+    model.extend([call_tool("write_file", {"path": "c.txt", "content": "now"}, "w2"), say("done")])
     await run(child, "go on")
     assert results(child)["w2"].state == "success" and (tmp_path / "c.txt").read_text() == "now"
 
@@ -65,7 +65,7 @@ async def test_ceiling_keeps_the_childs_own_rules(tmp_path: Path, policy: str) -
     parent, _, plan = make_agent(tmp_path, [])
     enter_plan_mode(parent)
     child, _ = _child(tmp_path, plan, [
-        call_tool("write_file", {"name": "c.txt", "text": "x"}, "w"),
+        call_tool("write_file", {"path": "c.txt", "content": "x"}, "w"),
         call_tool("TaskCreate", {"subject": "look", "description": "around"}, "t"),
         say("ok"),
     ], mode=PermissionMode.BYPASS)
@@ -84,7 +84,7 @@ async def test_ceiling_keeps_the_childs_own_rules(tmp_path: Path, policy: str) -
 async def test_off_does_not_restrict(tmp_path: Path) -> None:
     parent, _, plan = make_agent(tmp_path, [])
     enter_plan_mode(parent)
-    child, _ = _child(tmp_path, plan, [call_tool("write_file", {"name": "c.txt", "text": "x"}, "w"), say("ok")],
+    child, _ = _child(tmp_path, plan, [call_tool("write_file", {"path": "c.txt", "content": "x"}, "w"), say("ok")],
                       mode=PermissionMode.BYPASS)
     plan.attach_child(child, parent=parent, policy="off")
     await run(child)
@@ -96,7 +96,7 @@ async def test_child_with_plan_tools_gets_its_own_plan_file(tmp_path: Path) -> N
                                                  say("ok")])
     await run(parent)  # parent binds plans/PLAN.md and becomes the default parent
     child, _ = _child(tmp_path, plan, [call_tool("plan_enter", {}, "e"), call_tool("plan_write", {"content": PLAN}, "p"),
-                                       call_tool("write_file", {"name": "c.txt", "text": "x"}, "w"), say("ok")],
+                                       call_tool("write_file", {"path": "c.txt", "content": "x"}, "w"), say("ok")],
                       mode=PermissionMode.BYPASS)
     plan.attach_child(child, plan_tools=True)
     await run(child)
@@ -109,8 +109,8 @@ async def test_child_with_plan_tools_gets_its_own_plan_file(tmp_path: Path) -> N
 
 async def test_unknown_parent_fails_closed(tmp_path: Path) -> None:
     plan = PlanMode(workspace_dir=tmp_path)
-    child, _ = _child(tmp_path, plan, [call_tool("write_file", {"name": "c.txt", "text": "x"}, "w"),
-                                       call_tool("read_file", {"name": "c.txt"}, "r"), say("ok")],
+    child, _ = _child(tmp_path, plan, [call_tool("write_file", {"path": "c.txt", "content": "x"}, "w"),
+                                       call_tool("read_file", {"path": "c.txt"}, "r"), say("ok")],
                       mode=PermissionMode.BYPASS)
     plan.attach_child(child)
     await run(child)
