@@ -19,8 +19,8 @@ from planmode.agentscope import (
     is_plan_mode_active,
     plan_status,
     say,
+    set_permission_mode,
 )
-from planmode.agentscope._plan import record_mode_change
 from planmode.exceptions import InvalidInputError, PlanStateError, StateLoadError
 
 from _plan_support import PLAN, hints, make_agent, results, run, text_of
@@ -63,10 +63,12 @@ async def test_programmatic_enter_shows_banner_and_gates(tmp_path: Path) -> None
 
 
 def test_mode_change_audit_and_errors() -> None:
+    unplanned = AgentState()
+    set_permission_mode(unplanned, "explore")
+    assert "planmode" not in unplanned.middle_context  # plan mode never used: nothing recorded
     state = AgentState()
-    assert record_mode_change(state, "default", "explore") is False  # plan mode never used
     enter_plan_mode(state)
-    assert record_mode_change(state, "default", "explore", actor="admin")
+    set_permission_mode(state, "explore", actor="admin")
     entry = plan_status(state).audit[-1]
     assert (entry["kind"], entry["from_mode"], entry["to_mode"]) == ("mode_change", "default", "explore")
     with pytest.raises(InvalidInputError, match="unknown actor"):

@@ -14,23 +14,11 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from typing import Any
 
+from . import _plan
 from ._permission_engine import PermissionEngine
 from ._permission_middleware import PermissionMiddleware
 from ._permission_mode import get_permission_mode, set_permission_mode
-from ._plan import (
-    PlanEnter,
-    PlanExit,
-    PlanMode,
-    PlanModeMiddleware,
-    PlanStatus,
-    PlanWrite,
-    TodoWrite,
-    answer_plan,
-    enter_plan_mode,
-    exit_plan_mode,
-    is_plan_mode_active,
-    plan_status,
-)
+from ._plan import *  # noqa: F403 - the plan-mode names, listed once in _plan.__all__
 from ._tasks import TASK_TOOLS, TaskCreate, TaskGet, TaskList, TaskUpdate, resync_tasks
 from .scripted import ScriptedChatModel, call_tool, call_tools, say
 
@@ -39,6 +27,7 @@ _SERVICE_NAMES = ("admin_router", "PlanModeWiring")
 
 
 def __getattr__(name: str) -> Any:
+    """Imports the admin (HTTP) names on first use."""
     if name in _SERVICE_NAMES:
         from . import _admin
 
@@ -52,31 +41,20 @@ __all__ = [
     "PermissionMiddleware",
     "get_permission_mode",
     "set_permission_mode",
-    # ---- plan ----
-    "PlanEnter",
-    "PlanExit",
-    "PlanMode",
-    "PlanModeMiddleware",
-    "PlanStatus",
-    "PlanWrite",
-    "TodoWrite",
-    "answer_plan",
-    "enter_plan_mode",
-    "exit_plan_mode",
-    "is_plan_mode_active",
-    "plan_status",
     # ---- admin (HTTP) ----
     "PlanModeWiring",
     "admin_router",
-    # ---- scripted model ----
+    # ---- tasks ----
     "TASK_TOOLS",
     "TaskCreate",
     "TaskGet",
     "TaskList",
     "TaskUpdate",
     "resync_tasks",
+    # ---- scripted model ----
     "ScriptedChatModel",
     "call_tool",
     "call_tools",
     "say",
 ]
+__all__ += _plan.__all__  # ---- plan ----

@@ -12,7 +12,7 @@ from agentscope.permission import PermissionContext, PermissionEngine as _AgentS
 from agentscope.state import AgentState
 
 from ..exceptions import InvalidInputError, UnknownModeError
-from ._plan._store import prepare_mode_audit
+from ._plan._store import prepare_mode_audit, state_of
 
 __all__ = ["get_permission_mode", "parse_permission_mode", "set_permission_mode"]
 
@@ -37,20 +37,9 @@ def parse_permission_mode(mode: object) -> PermissionMode:
     raise UnknownModeError(f"unknown permission mode {mode!r}; valid modes: {_VALID}")
 
 
-def _state_of(agent_or_state: object) -> AgentState:
-    """The ``AgentState`` of an agent (anything with an ``AgentState`` in ``.state``) or the state itself."""
-    if isinstance(agent_or_state, AgentState):
-        return agent_or_state
-    state = getattr(agent_or_state, "state", None)
-    if isinstance(state, AgentState):
-        return state
-    raise InvalidInputError(
-        f"expected an agentscope Agent or AgentState, got {type(agent_or_state).__name__}"
-    )
-
-
-def _context_of(agent_or_state: object) -> PermissionContext:
-    context = _state_of(agent_or_state).permission_context
+def _context_of(agent_or_state: Any) -> PermissionContext:
+    """The permission context of an agent or state, checked to be one."""
+    context = state_of(agent_or_state).permission_context
     if not isinstance(context, PermissionContext):
         raise InvalidInputError(
             f"state.permission_context is a {type(context).__name__}, not a PermissionContext"
@@ -93,7 +82,7 @@ def set_permission_mode(agent_or_state: Any, mode: PermissionMode | str, *, acto
     if not isinstance(actor, str):
         raise InvalidInputError(f"actor must be a string, got {type(actor).__name__}")
     # Plan mode's audit log records the change: checked before anything changes.
-    audit = prepare_mode_audit(_state_of(agent_or_state), actor)
+    audit = prepare_mode_audit(state_of(agent_or_state), actor)
     old_mode = context.mode
     context.mode = new_mode
     rebind_agentscope_engine(agent_or_state)

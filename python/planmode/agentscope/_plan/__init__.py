@@ -12,13 +12,10 @@ from ._api import (
 )
 from ._gate import PlanModeMiddleware
 from ._mode import PlanMode
-from ._store import STATE_KEY, record_mode_change
-from ._texts import DENIED as PLAN_MODE_DENIED
 from ._tools import PlanEnter, PlanExit, PlanWrite, TodoWrite
 
+#: The public plan-mode names, re-exported by ``planmode.agentscope``.
 __all__ = [
-    "PLAN_MODE_DENIED",
-    "STATE_KEY",
     "PlanEnter",
     "PlanExit",
     "PlanMode",
@@ -31,5 +28,4 @@ __all__ = [
     "exit_plan_mode",
     "is_plan_mode_active",
     "plan_status",
-    "record_mode_change",
 ]

@@ -131,16 +131,6 @@ def prepare_mode_audit(state: AgentState, actor: str) -> Callable[[Any, Any], No
     return record
 
 
-def record_mode_change(agent_or_state: Agent | AgentState, from_mode: PermissionMode | str,
-                       to_mode: PermissionMode | str, actor: str = "user") -> bool:
-    """Adds a ``mode_change`` audit entry when plan mode is in use; returns True if recorded."""
-    record = prepare_mode_audit(state_of(agent_or_state), actor)
-    if record is None:
-        return False
-    record(from_mode, to_mode)
-    return True
-
-
 #: The ``source`` of allow rules granted with a plan approval.
 GRANT_SOURCE = "planmode:approval"
 
