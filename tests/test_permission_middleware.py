@@ -9,23 +9,16 @@ from agentscope.event import ConfirmResult, RequireUserConfirmEvent, UserConfirm
 from agentscope.message import UserMsg
 from agentscope.permission import PermissionContext, PermissionMode, PermissionRule
 from agentscope.state import AgentState
-from agentscope.tool import Toolkit
 from permission_tools import B
-from test_permission_mode import Touch, tool_results
 
-from planmode.agentscope import PermissionMiddleware, ScriptedChatModel, call_tool, say, set_permission_mode
+from planmode.agentscope import PermissionMiddleware, call_tool, say, set_permission_mode
+
+from _permission_support import Touch, tool_results, touch_agent
 
 
 def make_agent(script: list[Any], *, middleware: bool = True) -> tuple[Agent, Touch]:
-    tool = Touch()
-    agent = Agent(
-        name="dev",
-        system_prompt="test",
-        model=ScriptedChatModel(script),
-        toolkit=Toolkit(tools=[tool]),
-        middlewares=[PermissionMiddleware()] if middleware else None,
-    )
-    return agent, tool
+    """An agent with the PermissionMiddleware (unless ``middleware=False``)."""
+    return touch_agent(script, middlewares=[PermissionMiddleware()] if middleware else None)
 
 
 async def run(agent: Agent, inputs: Any) -> list[Any]:

@@ -6,18 +6,11 @@ from typing import Any
 
 import pytest
 from agentscope.agent import Agent
-from agentscope.message import TextBlock, UserMsg
-from agentscope.permission import (
-    PermissionBehavior,
-    PermissionContext,
-    PermissionDecision,
-    PermissionMode,
-)
+from agentscope.message import UserMsg
+from agentscope.permission import PermissionBehavior, PermissionMode
 from agentscope.state import AgentState
-from agentscope.tool import ToolBase, ToolChunk, Toolkit
 
 from planmode.agentscope import (
-    ScriptedChatModel,
     call_tool,
     get_permission_mode,
     say,
@@ -25,56 +18,7 @@ from planmode.agentscope import (
 )
 from planmode.exceptions import InvalidInputError, UnknownModeError
 
-
-class Touch(ToolBase):
-    """A mutating tool that leaves the decision to the engine (PASSTHROUGH)."""
-
-    name = "touch"
-    description = "Records a mark in agent state."
-    input_schema = {"type": "object", "properties": {"mark": {"type": "string"}}, "required": ["mark"]}
-    is_concurrency_safe = False
-    is_read_only = False
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.marks: list[str] = []
-
-    async def check_permissions(self, tool_input: dict[str, Any], context: PermissionContext) -> PermissionDecision:
-        return PermissionDecision(behavior=PermissionBehavior.PASSTHROUGH, message="")
-
-    async def call(self, mark: str) -> ToolChunk:
-        self.marks.append(mark)
-        return ToolChunk(content=[TextBlock(text=f"marked {mark}")])
-
-
-def output_text(output: Any) -> str:
-    """A tool result's output as text (denied results carry a plain string)."""
-    if isinstance(output, str):
-        return output
-    return "".join(part.text for part in output if part.type == "text")
-
-
-def tool_results(agent: Agent) -> list[tuple[str, str]]:
-    """(state, text) of every tool result in the agent's context, in order."""
-    return [
-        (block.state, output_text(block.output))
-        for msg in agent.state.context
-        if isinstance(msg.content, list)
-        for block in msg.content
-        if block.type == "tool_result"
-    ]
-
-
-def make_agent(script: list[Any], state: AgentState | None = None) -> tuple[Agent, Touch]:
-    tool = Touch()
-    agent = Agent(
-        name="dev",
-        system_prompt="test",
-        model=ScriptedChatModel(script),
-        toolkit=Toolkit(tools=[tool]),
-        state=state,
-    )
-    return agent, tool
+from _permission_support import tool_results, touch_agent
 
 
 @pytest.mark.parametrize(
@@ -97,7 +41,7 @@ def test_accepts_the_enum_its_values_and_names(given: Any, expected: PermissionM
 
 @pytest.mark.parametrize("bad", ["plan", "dont ask", " bypass", "", None, 3, PermissionBehavior.ALLOW, ["bypass"]])
 def test_rejects_unknown_modes_and_changes_nothing(bad: Any) -> None:
-    agent, _ = make_agent([])
+    agent, _ = touch_agent([])
     agent.state.permission_context.mode = PermissionMode.ACCEPT_EDITS
     before = agent.state.model_dump_json()
     with pytest.raises(UnknownModeError) as info:
@@ -130,7 +74,7 @@ async def test_switching_on_a_live_agent_applies_to_the_next_tool_call() -> None
         set_permission_mode(agent_box[0], "explore", actor="test")
         return call_tool("touch", {"mark": "second"})
 
-    agent, tool = make_agent([call_tool("touch", {"mark": "first"}), then_explore, say("done")])
+    agent, tool = touch_agent([call_tool("touch", {"mark": "first"}), then_explore, say("done")])
     agent_box.append(agent)
     set_permission_mode(agent, PermissionMode.BYPASS)
     await agent.reply(UserMsg(name="user", content="go"))
@@ -142,10 +86,10 @@ async def test_switching_on_a_live_agent_applies_to_the_next_tool_call() -> None
 
 
 async def test_mode_survives_a_json_round_trip_into_a_new_agent() -> None:
-    agent, _ = make_agent([])
+    agent, _ = touch_agent([])
     set_permission_mode(agent, "dont_ask")
     saved = agent.state.model_dump_json()
-    restored, tool = make_agent(
+    restored, tool = touch_agent(
         [call_tool("touch", {"mark": "x"}), say("done")],
         state=AgentState.model_validate_json(saved),
     )
@@ -157,7 +101,7 @@ async def test_mode_survives_a_json_round_trip_into_a_new_agent() -> None:
 
 
 async def test_switch_after_replacing_the_state_is_not_left_on_the_old_context() -> None:
-    agent, tool = make_agent([call_tool("touch", {"mark": "y"}), say("done")])
+    agent, tool = touch_agent([call_tool("touch", {"mark": "y"}), say("done")])
     old_context = agent.state.permission_context
     agent.state = AgentState.model_validate_json(agent.state.model_dump_json())
     set_permission_mode(agent, "bypass")
