@@ -20,12 +20,13 @@ from typing import Any
 
 from agentscope.agent import Agent
 from agentscope.event import RequireUserConfirmEvent
-from agentscope.message import ToolCallBlock, ToolResultBlock, UserMsg
+from agentscope.message import Msg, ToolCallBlock, ToolResultBlock, UserMsg
 from agentscope.model import ChatResponse
 from agentscope.tool import Toolkit
 
 from planmode.agentscope import PlanMode, ScriptedChatModel, answer_plan, call_tool, plan_status, say
 from planmode.agentscope.demo_tools import ReadFile, WriteFile
+from planmode.agentscope.scripted import ScriptStep
 
 APP = 'def signup(email: str, password: str) -> dict:\n    return {"email": email}\n'
 PLAN = """# Plan: validate signup input
@@ -59,10 +60,10 @@ def todos(*states: str) -> ChatResponse:
     return call_tool("todo_write", {"todos": [{"content": c, "status": s} for c, s in zip(steps, states)]})
 
 
-def script(agent_ref: list[Agent]) -> list[Any]:
+def script(agent_ref: list[Agent]) -> list[ScriptStep]:
     """What the (scripted) model does; after the human answers it follows the plan's status."""
 
-    def after_answer(messages: list[dict[str, Any]], tools: Any) -> ChatResponse:
+    def after_answer(messages: list[Msg], tools: list[dict[str, Any]] | None) -> ChatResponse:
         agent = agent_ref[0]
         if plan_status(agent).phase == "building":
             agent.model.extend([  # type: ignore[attr-defined]

@@ -3,7 +3,8 @@
 >>> model = ScriptedChatModel([call_tool("plan_enter", {}), say("done")])
 
 Each model call pops the next step: a ``ChatResponse``, or a callable
-``(messages, tools) -> ChatResponse`` that can react to what the agent sent.
+``(messages, tools) -> ChatResponse`` that can react to what the agent sent (AgentScope's
+``Msg`` objects, and the tools' JSON schemas or None).
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from typing import Any
 
 from agentscope.credential import CredentialBase
 from agentscope.formatter import OpenAIChatFormatter
-from agentscope.message import TextBlock, ToolCallBlock
+from agentscope.message import Msg, TextBlock, ToolCallBlock
 from agentscope.model import ChatModelBase, ChatResponse
+from agentscope.tool import ToolChoice
 from pydantic import BaseModel
 
 __all__ = ["ScriptedChatModel", "ScriptStep", "call_tool", "call_tools", "say"]
 
-ScriptStep = ChatResponse | Callable[[list[dict[str, Any]], Any], ChatResponse]
-"""One scripted model turn: a fixed response, or a function of (messages, tools)."""
+ScriptStep = ChatResponse | Callable[[list[Msg], list[dict[str, Any]] | None], ChatResponse]
+"""One scripted model turn: a fixed response, or a function of (messages, tools) as the agent
+passes them to the model: its ``Msg`` list and the tools' JSON schemas (None without tools)."""
 
 
 class _ScriptedCredential(CredentialBase):
@@ -31,6 +34,7 @@ class _ScriptedCredential(CredentialBase):
 
     @classmethod
     def get_chat_model_class(cls) -> type[ChatModelBase]:
+        """The model class this credential builds: :class:`ScriptedChatModel`."""
         return ScriptedChatModel
 
 
@@ -60,11 +64,12 @@ class ScriptedChatModel(ChatModelBase):
     async def _call_api(
         self,
         model_name: str,
-        messages: list[dict[str, Any]],
-        tools: Any = None,
-        tool_choice: Any = None,
+        messages: list[Msg],
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: ToolChoice | None = None,
         **kwargs: Any,
     ) -> ChatResponse:
+        """Records the call and plays the next step (a note once the script is exhausted)."""
         self.calls.append({"messages": deepcopy(messages), "tools": tools})
         if not self.script:
             return say("(script exhausted)")

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from typing import Any, Literal, Type
 
 from agentscope.credential import CredentialBase
 from agentscope.message import Msg
 from agentscope.model import ChatModelBase, ChatResponse
+from agentscope.tool import ToolChoice
 
 from .scripted import ScriptedChatModel, call_tool, say
 
@@ -81,7 +81,7 @@ def _model_turns(message: Msg) -> int:
     return sum(1 for block in _blocks(message) if getattr(block, "type", None) in ("tool_call", "text"))
 
 
-def _directed_step(messages: list[Any], _tools: Any) -> ChatResponse:
+def _directed_step(messages: list[Msg], _tools: list[dict[str, Any]] | None) -> ChatResponse:
     """Plays the step numbered by the model turns taken since the last script message."""
     start = None
     for index, message in enumerate(messages):
@@ -97,8 +97,8 @@ def _directed_step(messages: list[Any], _tools: Any) -> ChatResponse:
     step = steps[taken]
     if "say" in step:
         return say(step["say"])
-    # Call ids must be unique across processes: the reply merges blocks that share an id.
-    return call_tool(step["tool"], step.get("args", {}), call_id=f"call-{uuid.uuid4().hex}")
+    # call_tool's ids are unique across processes: the reply merges blocks that share an id.
+    return call_tool(step["tool"], step.get("args", {}))
 
 
 class DirectedScriptedModel(ScriptedChatModel):
@@ -110,11 +110,12 @@ class DirectedScriptedModel(ScriptedChatModel):
     async def _call_api(
         self,
         model_name: str,
-        messages: list[Any],
-        tools: Any = None,
-        tool_choice: Any = None,
+        messages: list[Msg],
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: ToolChoice | None = None,
         **kwargs: Any,
     ) -> ChatResponse:
+        """Plays the step the conversation's script names for this turn."""
         self.extend([_directed_step])
         return await super()._call_api(model_name, messages, tools, tool_choice, **kwargs)
 
@@ -126,6 +127,7 @@ class ScriptedCredential(CredentialBase):
 
     @classmethod
     def get_chat_model_class(cls) -> Type[ChatModelBase]:  # `type` is a field name in this class
+        """The model class this credential builds: :class:`DirectedScriptedModel`."""
         return DirectedScriptedModel
 
 
