@@ -17,7 +17,7 @@ import os
 import posixpath
 import types
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from agentscope.permission import (
     PermissionBehavior,
@@ -153,12 +153,12 @@ class PermissionEngine(_AgentScopeEngine):
                 behavior = tool_decision.behavior
                 final = behavior in _FINAL
                 step = check.tool_decision(final, not final and bool(behavior == _ASK and tool_decision.bypass_immune))
-        suggestions = None
+        suggestions: list[PermissionRule] | None = None
         if step == _DONE_SUGGEST:
             if traits.suggest_async:
                 suggestions = await tool.generate_suggestions(tool_input)
-            else:
-                suggestions = tool.generate_suggestions(tool_input)
+            else:  # a plain-function override, which AgentScope still supports
+                suggestions = cast("list[PermissionRule] | None", tool.generate_suggestions(tool_input))
             if check.tool_safety_ask:
                 tool_decision.suggested_rules = suggestions
         made = check.decision(tool_decision)

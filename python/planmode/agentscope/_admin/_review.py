@@ -19,7 +19,8 @@ CSP = (
 
 def render_markdown(text: str) -> str:
     """Markdown to HTML with raw HTML escaped and unsafe link schemes (javascript:, vbscript:, file:) refused."""
-    return _markdown.render(text)
+    html: str = _markdown.render(text)  # markdown-it types it Any (its renderer is pluggable)
+    return html
 
 
 def render_diff(previous: str | None, current: str | None) -> str:
