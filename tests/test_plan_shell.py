@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from agentscope.agent import Agent
 from agentscope.permission import PermissionBehavior, PermissionMode, PermissionRule
 from agentscope.tool import Bash
 
@@ -49,6 +50,15 @@ def _workspace(root: Path) -> Path:
     return root
 
 
+def _planning_shell_agent(root: Path, commands: list[str], mode: PermissionMode) -> Agent:
+    """An agent (shell allowed in plan mode) whose model enters plan mode, then runs ``commands`` at once."""
+    plan = PlanMode(workspace_dir=root, allow_shell_in_plan_mode=True)
+    agent, _, _ = make_agent(root, [call_tool("plan_enter", {}),
+                                    call_tools(*[("Bash", {"command": c}) for c in commands]), say("ok")],
+                             plan=plan, tools=[Bash(cwd=str(root))], mode=mode)
+    return agent
+
+
 def _snapshot(root: Path) -> dict[str, tuple[str, int]]:
     return {str(p.relative_to(root)): (p.read_text(errors="replace") if p.is_file() else "<dir>", p.stat().st_mode)
             for p in sorted(root.rglob("*")) if "plans" not in p.parts}
@@ -61,10 +71,7 @@ def test_corpus_is_big_enough() -> None:
 @pytest.mark.parametrize("mode", list(PermissionMode), ids=[m.value for m in PermissionMode])
 async def test_mutating_commands_denied_in_every_mode(tmp_path: Path, mode: PermissionMode) -> None:
     root = _workspace(tmp_path)
-    plan = PlanMode(workspace_dir=root, allow_shell_in_plan_mode=True)
-    agent, _, _ = make_agent(root, [call_tool("plan_enter", {}),
-                                    call_tools(*[("Bash", {"command": c}) for c in MUTATING]), say("ok")],
-                             plan=plan, tools=[Bash(cwd=str(root))], mode=mode)
+    agent = _planning_shell_agent(root, MUTATING, mode)
     agent.state.permission_context.allow_rules["Bash"] = [
         PermissionRule(tool_name="Bash", rule_content=None, behavior=PermissionBehavior.ALLOW, source="user")]
     before = _snapshot(root)
@@ -78,11 +85,7 @@ async def test_mutating_commands_denied_in_every_mode(tmp_path: Path, mode: Perm
 
 @pytest.mark.parametrize("mode", list(PermissionMode), ids=[m.value for m in PermissionMode])
 async def test_read_only_commands_run(tmp_path: Path, mode: PermissionMode) -> None:
-    root = _workspace(tmp_path)
-    plan = PlanMode(workspace_dir=root, allow_shell_in_plan_mode=True)
-    agent, _, _ = make_agent(root, [call_tool("plan_enter", {}),
-                                    call_tools(*[("Bash", {"command": c}) for c in READ_ONLY]), say("ok")],
-                             plan=plan, tools=[Bash(cwd=str(root))], mode=mode)
+    agent = _planning_shell_agent(_workspace(tmp_path), READ_ONLY, mode)
     await run(agent)
     res = [r for r in results(agent).values() if r.name == "Bash"]
     assert [(c, r.state) for c, r in zip(READ_ONLY, res)] == [(c, "success") for c in READ_ONLY]
