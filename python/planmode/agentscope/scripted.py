@@ -71,10 +71,14 @@ class ScriptedChatModel(ChatModelBase):
     ) -> ChatResponse:
         """Records the call and plays the next step (a note once the script is exhausted)."""
         self.calls.append({"messages": deepcopy(messages), "tools": tools})
-        if not self.script:
+        step = self._next_step()
+        if step is None:
             return say("(script exhausted)")
-        step = self.script.pop(0)
         return step(messages, tools) if callable(step) else step
+
+    def _next_step(self) -> ScriptStep | None:
+        """The step to play now (None once the script is exhausted)."""
+        return self.script.pop(0) if self.script else None
 
 
 def call_tools(*calls: tuple[str, dict[str, Any]]) -> ChatResponse:

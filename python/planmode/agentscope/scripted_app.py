@@ -21,9 +21,8 @@ from typing import Any, Literal, Type
 from agentscope.credential import CredentialBase
 from agentscope.message import Msg
 from agentscope.model import ChatModelBase, ChatResponse
-from agentscope.tool import ToolChoice
 
-from .scripted import ScriptedChatModel, call_tool, say
+from .scripted import ScriptedChatModel, ScriptStep, call_tool, say
 
 __all__ = [
     "SCRIPT_MARKER",
@@ -107,17 +106,9 @@ class DirectedScriptedModel(ScriptedChatModel):
     def __init__(self, credential: Any = None, model: str = "scripted", parameters: Any = None, **_: Any) -> None:
         super().__init__()
 
-    async def _call_api(
-        self,
-        model_name: str,
-        messages: list[Msg],
-        tools: list[dict[str, Any]] | None = None,
-        tool_choice: ToolChoice | None = None,
-        **kwargs: Any,
-    ) -> ChatResponse:
-        """Plays the step the conversation's script names for this turn."""
-        self.extend([_directed_step])
-        return await super()._call_api(model_name, messages, tools, tool_choice, **kwargs)
+    def _next_step(self) -> ScriptStep:
+        """Every turn plays the step the conversation's script names for it."""
+        return _directed_step
 
 
 class ScriptedCredential(CredentialBase):
