@@ -10,7 +10,9 @@ use super::{text_arg, to_py_err};
 use crate::core::plan::content::DEFAULT_MAX_PLAN_BYTES;
 use crate::core::plan::grant::Grant;
 use crate::core::plan::machine::WriteOutcome;
-use crate::core::plan::{Answer, Decision, EnterOutcome, ForceExit, Limits, PlanState, clock, parse_todos};
+use crate::core::plan::{
+    Answer, Decision, EnterOutcome, ForceExit, Limits, PlanResult, PlanState, clock, parse_todos,
+};
 use crate::py::convert::{to_json_value, to_py};
 use crate::py::exceptions::{InvalidInputError, StateLoadError};
 
@@ -36,11 +38,28 @@ fn opt_text(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<Strin
         .transpose()
 }
 
-fn write_dict<'py>(py: Python<'py>, w: &WriteOutcome) -> PyResult<Bound<'py, PyAny>> {
-    to_py(
-        py,
-        &json!({"revision": w.revision, "sha256": w.sha256, "unchanged": w.unchanged}),
-    )
+/// A transition that records a plan text as a revision (`write`, `record_file_edit`).
+type Revise = fn(&mut PlanState, &str, &str, &str, &Limits) -> PlanResult<WriteOutcome>;
+
+impl PyPlanBook {
+    /// Applies `record` to `content` (a str, named `what` in errors) and returns
+    /// `{revision, sha256, unchanged}`.
+    fn revise<'py>(
+        &mut self,
+        py: Python<'py>,
+        content: &Bound<'py, PyAny>,
+        what: &str,
+        actor: &str,
+        at: Option<String>,
+        record: Revise,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let text = text_arg(content, what)?;
+        let w = record(&mut self.state, &text, actor, &at_or_now(at), &self.limits).map_err(to_py_err)?;
+        to_py(
+            py,
+            &json!({"revision": w.revision, "sha256": w.sha256, "unchanged": w.unchanged}),
+        )
+    }
 }
 
 #[pymethods]
@@ -210,12 +229,7 @@ impl PyPlanBook {
         actor: &str,
         at: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let text = text_arg(content, "plan content")?;
-        let w = self
-            .state
-            .write(&text, actor, &at_or_now(at), &self.limits)
-            .map_err(to_py_err)?;
-        write_dict(py, &w)
+        self.revise(py, content, "plan content", actor, at, PlanState::write)
     }
 
     /// Records a human edit of the plan file as a revision marked edited by the user.
@@ -227,12 +241,14 @@ impl PyPlanBook {
         actor: &str,
         at: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let text = text_arg(content, "edited plan file")?;
-        let w = self
-            .state
-            .record_file_edit(&text, actor, &at_or_now(at), &self.limits)
-            .map_err(to_py_err)?;
-        write_dict(py, &w)
+        self.revise(
+            py,
+            content,
+            "edited plan file",
+            actor,
+            at,
+            PlanState::record_file_edit,
+        )
     }
 
     /// Raises PlanStateError unless `plan_exit` may ask for approval now; returns the revision.
