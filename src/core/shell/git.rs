@@ -156,13 +156,8 @@ fn read_options(sub: &str, rest: &[Arg]) -> Result<(), Deny> {
     options::operands(&format!("{NAME} {sub}"), rest, &READ_SPEC).map(drop)
 }
 
-/// Long options of `git branch` that only list.
-const BRANCH_LIST: &[&str] = &[
-    "all",
-    "remotes",
-    "verbose",
-    "list",
-    "show-current",
+/// Long options of `git branch` and `git tag` that only list and take a value.
+const LIST_WITH_VALUE: &[&str] = &[
     "contains",
     "no-contains",
     "merged",
@@ -170,6 +165,15 @@ const BRANCH_LIST: &[&str] = &[
     "points-at",
     "sort",
     "format",
+];
+
+/// Other long options of `git branch` that only list.
+const BRANCH_LIST: &[&str] = &[
+    "all",
+    "remotes",
+    "verbose",
+    "list",
+    "show-current",
     "color",
     "no-color",
     "column",
@@ -180,16 +184,9 @@ const BRANCH_LIST: &[&str] = &[
     "omit-empty",
 ];
 
-/// Long options of `git tag` that only list.
+/// Other long options of `git tag` that only list.
 const TAG_LIST: &[&str] = &[
     "list",
-    "sort",
-    "contains",
-    "no-contains",
-    "points-at",
-    "merged",
-    "no-merged",
-    "format",
     "column",
     "no-column",
     "ignore-case",
@@ -197,18 +194,10 @@ const TAG_LIST: &[&str] = &[
     "omit-empty",
 ];
 
-/// `git branch` / `git tag` in listing mode: only listing options (exact names), and names only
-/// as patterns after `-l`/`--list` (without it, a name creates a branch or tag).
+/// `git branch` / `git tag` in listing mode: only listing options (exact names: `long` and
+/// [`LIST_WITH_VALUE`]), and names only as patterns after `-l`/`--list` (without it, a name
+/// creates a branch or tag).
 fn listing(sub: &str, rest: &[Arg], short: &str, long: &[&str]) -> Result<(), Deny> {
-    const VALUE_LONG: &[&str] = &[
-        "contains",
-        "no-contains",
-        "merged",
-        "no-merged",
-        "points-at",
-        "sort",
-        "format",
-    ];
     let mut list_mode = false;
     let mut names = Vec::new();
     let mut takes_value = false;
@@ -216,11 +205,12 @@ fn listing(sub: &str, rest: &[Arg], short: &str, long: &[&str]) -> Result<(), De
         let value = arg.require_static(NAME)?;
         if let Some(option) = value.strip_prefix("--") {
             let (name, inline) = option.split_once('=').map_or((option, false), |(n, _)| (n, true));
-            if !long.contains(&name) {
+            let with_value = LIST_WITH_VALUE.contains(&name);
+            if !with_value && !long.contains(&name) {
                 return Err(not_listing(sub, value));
             }
             list_mode |= name == "list";
-            takes_value = !inline && VALUE_LONG.contains(&name);
+            takes_value = !inline && with_value;
         } else if value.len() > 1 && value.starts_with('-') {
             if !value[1..].chars().all(|c| short.contains(c)) {
                 return Err(not_listing(sub, value));
