@@ -136,6 +136,10 @@ async def test_answer_plan_validation(tmp_path: Path) -> None:
         answer_plan(request, "approve", actor="mallory")
     with pytest.raises(PlanStateError, match="revision 5 but revision 1"):
         answer_plan(agent.state, "approve", revision=5)
+    by_name = answer_plan(request, "approve", next_mode="ACCEPT_EDITS")  # names parse as in set_permission_mode
+    assert by_name.confirm_results[0].tool_call.input == answer_plan(
+        request, "approve", next_mode="accept_edits"
+    ).confirm_results[0].tool_call.input
     event = answer_plan(agent.state, "approve", revision=1, next_mode=PermissionMode.EXPLORE)
     assert event.reply_id == request.reply_id
     assert event.confirm_results[0].tool_call.id == "x1"

@@ -11,31 +11,11 @@ from typing import Any
 from agentscope.permission import PermissionContext, PermissionEngine as _AgentScopeEngine, PermissionMode
 from agentscope.state import AgentState
 
-from ..exceptions import InvalidInputError, UnknownModeError
+from ..exceptions import InvalidInputError
+from ._modes import parse_permission_mode
 from ._plan._store import prepare_mode_audit, state_of
 
 __all__ = ["get_permission_mode", "parse_permission_mode", "set_permission_mode"]
-
-_BY_TEXT: dict[str, PermissionMode] = {
-    **{m.value: m for m in PermissionMode},
-    **{m.name.lower(): m for m in PermissionMode},
-}
-_VALID = ", ".join(repr(m.value) for m in PermissionMode)
-
-
-def parse_permission_mode(mode: object) -> PermissionMode:
-    """Returns the ``PermissionMode`` named by ``mode``: the enum itself, its value (``"dont_ask"``)
-    or its name (``"DONT_ASK"``), case-insensitively.
-
-    Raises:
-        UnknownModeError: anything else, naming the value and listing the valid modes.
-    """
-    if isinstance(mode, PermissionMode):
-        return mode
-    if isinstance(mode, str) and (found := _BY_TEXT.get(mode.lower())) is not None:
-        return found
-    raise UnknownModeError(f"unknown permission mode {mode!r}; valid modes: {_VALID}")
-
 
 def _context_of(agent_or_state: Any) -> PermissionContext:
     """The permission context of an agent or state, checked to be one."""

@@ -11,7 +11,8 @@ from agentscope.permission import PermissionBehavior, PermissionMode, Permission
 from agentscope.state import AgentState
 
 from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook, check_actor
-from ...exceptions import InvalidInputError, UnknownModeError
+from ...exceptions import InvalidInputError
+from .._modes import parse_permission_mode
 
 if TYPE_CHECKING:
     from agentscope.agent import Agent
@@ -60,14 +61,8 @@ def peek_phase(state: AgentState) -> str | None:
 
 
 def mode_value(mode: PermissionMode | str) -> str:
-    """The value of a permission mode given as the enum or its value (``"accept_edits"``)."""
-    if isinstance(mode, PermissionMode):
-        return str(mode.value)
-    try:
-        return str(PermissionMode(mode).value)
-    except ValueError:
-        names = ", ".join(m.value for m in PermissionMode)
-        raise UnknownModeError(f"unknown permission mode {mode!r}: use one of {names}") from None
+    """The value of a permission mode given as the enum, its value (``"accept_edits"``) or its name."""
+    return str(parse_permission_mode(mode).value)
 
 
 def find_tool_call(state: AgentState, tool_call_id: str) -> tuple[Any, ToolCallBlock] | None:
