@@ -4,6 +4,7 @@ use pyo3::IntoPyObjectExt;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyType};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::args;
@@ -52,9 +53,16 @@ fn read_state(state: &Bound<'_, PyAny>) -> PyResult<ContextRecord> {
             state,
         )));
     }
-    let mut de = pythonize::Depythonizer::from_object(state);
-    let ctx: ContextRecord = serde_path_to_error::deserialize(&mut de)
-        .map_err(|e| StateLoadError::new_err(format!("cannot load tasks: {}: {}", e.path(), e.inner())))?;
+    // Tracking the path costs on every field: read untracked, and again tracked only to name it.
+    let ctx = match ContextRecord::deserialize(&mut pythonize::Depythonizer::from_object(state)) {
+        Ok(ctx) => ctx,
+        Err(_) => {
+            let mut de = pythonize::Depythonizer::from_object(state);
+            serde_path_to_error::deserialize::<_, ContextRecord>(&mut de).map_err(|e| {
+                StateLoadError::new_err(format!("cannot load tasks: {}: {}", e.path(), e.inner()))
+            })?
+        }
+    };
     // pythonize reads NaN as null: check every non-empty metadata dict it accepted.
     if let Some(tasks) = state.cast::<PyDict>()?.get_item("tasks")? {
         for (i, task) in tasks.try_iter()?.enumerate() {
