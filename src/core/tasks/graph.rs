@@ -160,16 +160,21 @@ impl<P> Graph<P> {
         g
     }
 
-    /// Appends many tasks, then ranks the whole graph once.
-    pub fn extend(&mut self, nodes: impl IntoIterator<Item = Node<P>>) {
-        let nodes = nodes.into_iter();
-        let more = nodes.size_hint().0;
+    /// Makes room for `more` tasks.
+    pub fn reserve(&mut self, more: usize) {
         self.entries.reserve(more);
         self.rank.reserve(more);
         self.order.reserve(more);
         self.first.reserve(more);
         self.dependents.reserve(more);
         self.blockers.reserve(more);
+    }
+
+    /// Appends many tasks, then ranks the whole graph once.
+    pub fn extend(&mut self, nodes: impl IntoIterator<Item = Node<P>>) {
+        let nodes = nodes.into_iter();
+        let more = nodes.size_hint().0;
+        self.reserve(more);
         self.ranked = false;
         let mut values = Vec::with_capacity(more);
         for node in nodes {
@@ -380,12 +385,12 @@ impl<P> Graph<P> {
                 self.extra.remove(&node.id);
             }
         }
-        if let Some(value) = &entry.numeric {
-            if let Some(count) = self.numeric.get_mut(value) {
-                *count -= 1;
-                if *count == 0 {
-                    self.numeric.remove(value);
-                }
+        if let Some(value) = &entry.numeric
+            && let Some(count) = self.numeric.get_mut(value)
+        {
+            *count -= 1;
+            if *count == 0 {
+                self.numeric.remove(value);
             }
         }
         entry.node

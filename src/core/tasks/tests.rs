@@ -98,10 +98,10 @@ impl Naive {
             }
             stack.push(i);
             for b in &n.tasks[i].3 {
-                if let Some(j) = n.tasks.iter().position(|t| &t.0 == b) {
-                    if visit(n, j, stack, done) {
-                        return true;
-                    }
+                if let Some(j) = n.tasks.iter().position(|t| &t.0 == b)
+                    && visit(n, j, stack, done)
+                {
+                    return true;
                 }
             }
             stack.pop();

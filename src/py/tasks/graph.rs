@@ -87,7 +87,12 @@ fn task_dict<'py>(py: Python<'py>, node: &Node<TaskData>) -> PyResult<Bound<'py,
     let d = PyDict::new(py);
     d.set_item(intern!(py, "subject"), &t.subject)?;
     d.set_item(intern!(py, "description"), &t.description)?;
-    d.set_item(intern!(py, "metadata"), pythonize(py, &t.metadata)?)?;
+    let metadata = if t.metadata.is_empty() {
+        PyDict::new(py).into_any()
+    } else {
+        pythonize(py, &t.metadata)?
+    };
+    d.set_item(intern!(py, "metadata"), metadata)?;
     d.set_item(intern!(py, "created_at"), &t.created_at)?;
     d.set_item(intern!(py, "state"), t.state.as_str())?;
     d.set_item(intern!(py, "id"), &node.id)?;
