@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import copy
 import json
 import math
@@ -223,6 +224,29 @@ def test_state_json_and_pickle_round_trips() -> None:
     assert repr(TaskGraph()) == "TaskGraph(tasks=[])"
     assert repr(chain(1)).startswith("TaskGraph(tasks=[{'subject': 'task 1', 'description': 'do 1'")
     assert repr(chain(25)).endswith("... 5 more])")
+
+
+def test_plain_and_general_state_readers_agree() -> None:
+    """Plain dicts/lists/strs take a direct path; tuples, dict subclasses and str subclasses go
+    through pythonize. Both must load the same tasks."""
+
+    class Text(str):
+        pass
+
+    g = chain(4)
+    g.update("3", status="in_progress", metadata={"k": [1, {"x": 2.5}], "s": "v"}, owner="o")
+    state = g.state_dict()
+    variants: list[dict[str, Any]] = [
+        {"extra": 1, "tasks": [dict(t, unknown=None) for t in state["tasks"]]},
+        {"tasks": tuple(state["tasks"])},
+        {"tasks": [collections.OrderedDict(t) for t in state["tasks"]]},
+        {"tasks": [dict(t, blocks=tuple(t["blocks"]), subject=Text(t["subject"])) for t in state["tasks"]]},
+        {"tasks": [dict(t, metadata=collections.OrderedDict(t["metadata"])) for t in state["tasks"]]},
+    ]
+    for variant in variants:
+        assert TaskGraph.from_state_dict(variant).state_dict() == state
+    with pytest.raises(StateLoadError, match="deleted"):
+        TaskGraph.from_state_dict({"tasks": [dict(state["tasks"][0], state="deleted")]})
 
 
 def test_defaults_and_legacy_ids_load_like_pydantic() -> None:

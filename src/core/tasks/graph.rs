@@ -160,19 +160,38 @@ impl<P> Graph<P> {
         g
     }
 
-    /// Appends many tasks, then ranks the whole graph once.
-    pub fn extend(&mut self, nodes: impl IntoIterator<Item = Node<P>>) {
-        let nodes = nodes.into_iter();
-        let more = nodes.size_hint().0;
+    /// Makes room for `more` tasks.
+    pub fn reserve(&mut self, more: usize) {
         self.entries.reserve(more);
         self.rank.reserve(more);
         self.order.reserve(more);
         self.first.reserve(more);
         self.dependents.reserve(more);
         self.blockers.reserve(more);
+    }
+
+    /// Appends many tasks, then ranks the whole graph once.
+    pub fn extend(&mut self, nodes: impl IntoIterator<Item = Node<P>>) {
+        let nodes = nodes.into_iter();
+        let more = nodes.size_hint().0;
+        self.reserve(more);
         self.ranked = false;
+        let mut values = Vec::with_capacity(more);
         for node in nodes {
-            self.insert(node);
+            let slot = self.push_node(node);
+            values.extend(self.entry(slot).numeric.clone());
+        }
+        // Count numeric ids in bulk: sorted runs, built in O(n) when the map starts empty.
+        values.sort_unstable();
+        let counts = values
+            .chunk_by(|a, b| a == b)
+            .map(|run| (run[0].clone(), run.len() as u32));
+        if self.numeric.is_empty() {
+            self.numeric = counts.collect();
+        } else {
+            for (value, count) in counts {
+                *self.numeric.entry(value).or_insert(0) += count;
+            }
         }
         self.rerank();
     }
@@ -292,26 +311,10 @@ impl<P> Graph<P> {
 
     /// Appends a task at the end of the list and returns its slot.
     pub fn insert(&mut self, node: Node<P>) -> Slot {
-        let slot = self.order.push();
-        for id in &node.blocks {
-            link_rev(&mut self.blockers, id, slot);
+        let slot = self.push_node(node);
+        if let Some(value) = self.entry(slot).numeric.clone() {
+            *self.numeric.entry(value).or_insert(0) += 1;
         }
-        for id in &node.blocked_by {
-            link_rev(&mut self.dependents, id, slot);
-        }
-        if self.first.contains_key(&node.id) {
-            self.extra.entry(node.id.clone()).or_default().push(slot);
-        } else {
-            self.first.insert(node.id.clone(), slot);
-        }
-        let numeric = self.numeric_value(&node.id);
-        if let Some(value) = &numeric {
-            *self.numeric.entry(value.clone()).or_insert(0) += 1;
-        }
-        debug_assert_eq!(self.entries.len(), slot as usize);
-        self.entries.push(Some(Entry { node, numeric }));
-        self.rank.push(self.next_rank);
-        self.next_rank += 1;
         if self.ranked {
             // The new task ranks last: edges to it are fine, edges from it (tasks that already
             // named its id) need ordering.
@@ -326,6 +329,28 @@ impl<P> Graph<P> {
                 }
             }
         }
+        slot
+    }
+
+    /// Appends a task and indexes its id and edges; the caller counts its numeric id and ranks it.
+    fn push_node(&mut self, node: Node<P>) -> Slot {
+        let slot = self.order.push();
+        for id in &node.blocks {
+            link_rev(&mut self.blockers, id, slot);
+        }
+        for id in &node.blocked_by {
+            link_rev(&mut self.dependents, id, slot);
+        }
+        if self.first.contains_key(&node.id) {
+            self.extra.entry(node.id.clone()).or_default().push(slot);
+        } else {
+            self.first.insert(node.id.clone(), slot);
+        }
+        let numeric = self.numeric_value(&node.id);
+        debug_assert_eq!(self.entries.len(), slot as usize);
+        self.entries.push(Some(Entry { node, numeric }));
+        self.rank.push(self.next_rank);
+        self.next_rank += 1;
         slot
     }
 
@@ -360,12 +385,12 @@ impl<P> Graph<P> {
                 self.extra.remove(&node.id);
             }
         }
-        if let Some(value) = &entry.numeric {
-            if let Some(count) = self.numeric.get_mut(value) {
-                *count -= 1;
-                if *count == 0 {
-                    self.numeric.remove(value);
-                }
+        if let Some(value) = &entry.numeric
+            && let Some(count) = self.numeric.get_mut(value)
+        {
+            *count -= 1;
+            if *count == 0 {
+                self.numeric.remove(value);
             }
         }
         entry.node

@@ -1,5 +1,6 @@
 //! The native task graph: AgentScope's task semantics with all task data held in Rust.
 
+use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
@@ -152,20 +153,11 @@ impl TaskGraph {
 
     /// Builds a graph from records (e.g. a `TaskContext.model_dump()`); duplicate ids are refused.
     pub fn from_records(records: Vec<TaskRecord>, resolver: Resolver) -> Result<Self, LoadError> {
-        let nodes = records.into_iter().map(|r| Node {
-            id: r.id,
-            blocks: r.blocks,
-            blocked_by: r.blocked_by,
-            payload: TaskData {
-                subject: r.subject,
-                description: r.description,
-                metadata: r.metadata,
-                created_at: r.created_at,
-                state: r.state,
-                owner: r.owner,
-            },
-        });
-        let graph = Graph::from_nodes(nodes, resolver);
+        Self::checked(Graph::from_nodes(records.into_iter().map(node_of), resolver))
+    }
+
+    /// Accepts a freshly loaded index unless it holds duplicate ids.
+    fn checked(graph: Graph<TaskData>) -> Result<Self, LoadError> {
         if let Some(id) = graph.duplicate_ids().first() {
             let at: Vec<String> = graph
                 .all_slots(id)
@@ -183,6 +175,16 @@ impl TaskGraph {
 
     /// Parses the JSON of a `TaskContext` (`{"tasks": [...]}`), naming the offending path on error.
     pub fn from_json(json: &str, resolver: Resolver) -> Result<Self, LoadError> {
+        // Fast path: tasks go straight into a pre-sized index (no list of records in between).
+        let mut de = serde_json::Deserializer::from_str(json);
+        let seed = ContextSeed {
+            resolver,
+            capacity: json.len() / JSON_BYTES_PER_TASK,
+        };
+        if let Ok(graph) = de.deserialize_map(seed).and_then(|g| de.end().map(|()| g)) {
+            return Self::checked(graph);
+        }
+        // Anything unusual (even if valid) goes the general way, which also names bad paths.
         match serde_json::from_str::<ContextRecord>(json) {
             Ok(ctx) => Self::from_records(ctx.tasks, resolver),
             // Parse again, slowly, only to name the offending path.
@@ -196,7 +198,28 @@ impl TaskGraph {
 
     /// The compact JSON of the `TaskContext` shape (what `TaskContext.model_dump_json()` gives).
     pub fn to_json(&self) -> String {
-        serde_json::to_string(&ContextView(self)).unwrap_or_default()
+        // Sized up front (fixed keys plus the strings' lengths) so the buffer never regrows.
+        let text: usize = self
+            .tasks()
+            .map(|n| {
+                let t = &n.payload;
+                let edges = |ids: &[String]| ids.iter().map(|id| id.len() + 3).sum::<usize>();
+                t.subject.len()
+                    + t.description.len()
+                    + t.created_at.len()
+                    + n.id.len()
+                    + t.owner.as_ref().map_or(0, String::len)
+                    + edges(&n.blocks)
+                    + edges(&n.blocked_by)
+                    + if t.metadata.is_empty() { 0 } else { 64 }
+            })
+            .sum();
+        let mut out = Vec::with_capacity(text + self.len() * 160 + 16);
+        match serde_json::to_writer(&mut out, &ContextView(self)) {
+            // serde_json writes only valid UTF-8.
+            Ok(()) => String::from_utf8(out).unwrap_or_default(),
+            Err(_) => String::new(),
+        }
     }
 }
 
@@ -207,6 +230,80 @@ fn load_error<E: std::fmt::Display>(e: &serde_path_to_error::Error<E>) -> LoadEr
     } else {
         format!("{path}: {}", e.inner())
     })
+}
+
+/// A task's JSON is rarely shorter than this (an empty one with a short id and date takes about
+/// 150 bytes), so `len / JSON_BYTES_PER_TASK` tasks are reserved up front: room for every task in
+/// the usual case, and at most a small multiple of the input's size otherwise.
+const JSON_BYTES_PER_TASK: usize = 160;
+
+fn node_of(r: TaskRecord) -> Node<TaskData> {
+    Node {
+        id: r.id,
+        blocks: r.blocks,
+        blocked_by: r.blocked_by,
+        payload: TaskData {
+            subject: r.subject,
+            description: r.description,
+            metadata: r.metadata,
+            created_at: r.created_at,
+            state: r.state,
+            owner: r.owner,
+        },
+    }
+}
+
+/// Reads `{"tasks": [...]}` (other keys ignored, as pydantic does) into an index: visited as a
+/// map at the top, then used as the seed of the `tasks` list.
+struct ContextSeed {
+    resolver: Resolver,
+    capacity: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for ContextSeed {
+    type Value = Graph<TaskData>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ContextSeed {
+    type Value = Graph<TaskData>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a TaskContext")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (resolver, capacity) = (self.resolver, self.capacity);
+        let mut graph = None;
+        while let Some(key) = map.next_key::<&'de str>()? {
+            if key != "tasks" {
+                map.next_value::<IgnoredAny>()?;
+            } else if graph.is_none() {
+                graph = Some(map.next_value_seed(ContextSeed { resolver, capacity })?);
+            } else {
+                return Err(A::Error::duplicate_field("tasks"));
+            }
+        }
+        Ok(graph.unwrap_or_else(|| Graph::new(resolver)))
+    }
+
+    /// The `tasks` list: each record becomes a node as soon as it is read.
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut graph = Graph::new(self.resolver);
+        graph.reserve(self.capacity);
+        let mut failed = None;
+        graph.extend(std::iter::from_fn(|| match seq.next_element::<TaskRecord>() {
+            Ok(record) => record.map(node_of),
+            Err(e) => {
+                failed = Some(e);
+                None
+            }
+        }));
+        failed.map_or(Ok(graph), Err)
+    }
 }
 
 /// Merges a metadata patch into `metadata` the AgentScope way: null deletes the key.

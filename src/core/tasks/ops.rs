@@ -191,15 +191,13 @@ fn relate<P>(g: &mut Graph<P>, blocker: Slot, blocked: Slot, log: &mut Vec<Chang
     let blocker_id = g.node(blocker).id.clone();
     let blocked_id = g.node(blocked).id.clone();
     let new_wait = !g.node(blocked).blocked_by.contains(&blocker_id);
-    if new_wait {
-        if let Err(path) = g.order_wait(blocker, blocked) {
-            let path = path.into_iter().map(|s| g.node(s).id.clone()).collect();
-            return Err(TaskError::Cycle {
-                blocker: blocker_id,
-                blocked: blocked_id,
-                path,
-            });
-        }
+    if new_wait && let Err(path) = g.order_wait(blocker, blocked) {
+        let path = path.into_iter().map(|s| g.node(s).id.clone()).collect();
+        return Err(TaskError::Cycle {
+            blocker: blocker_id,
+            blocked: blocked_id,
+            path,
+        });
     }
     if !g.node(blocker).blocks.contains(&blocked_id) {
         g.append_edge(blocker, Side::Blocks, &blocked_id);

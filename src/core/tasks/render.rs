@@ -22,10 +22,10 @@ fn arrows(tg: &TaskGraph) -> Vec<(usize, usize, bool)> {
             }
         }
         for id in &node.blocks {
-            if let Some(target) = g.first_slot(id) {
-                if !g.node(target).blocked_by.contains(&node.id) {
-                    out.push((to, g.position(target), false));
-                }
+            if let Some(target) = g.first_slot(id)
+                && !g.node(target).blocked_by.contains(&node.id)
+            {
+                out.push((to, g.position(target), false));
             }
         }
     }

@@ -98,10 +98,10 @@ impl Naive {
             }
             stack.push(i);
             for b in &n.tasks[i].3 {
-                if let Some(j) = n.tasks.iter().position(|t| &t.0 == b) {
-                    if visit(n, j, stack, done) {
-                        return true;
-                    }
+                if let Some(j) = n.tasks.iter().position(|t| &t.0 == b)
+                    && visit(n, j, stack, done)
+                {
+                    return true;
                 }
             }
             stack.pop();
@@ -339,6 +339,34 @@ fn loading_refuses_bad_data_with_a_path() {
     );
     let dup = r#"{"tasks":[{"subject":"","description":"","metadata":{},"id":"1"},{"subject":"","description":"","metadata":{},"id":"1"}]}"#;
     assert!(bad(dup).contains("duplicate task id \"1\": tasks[0] and tasks[1] both have it"));
+}
+
+#[test]
+fn fast_json_load_matches_the_general_one() {
+    let task = r#"{"subject":"s\u00e9","description":"d","metadata":{"k":[1,null]},"created_at":"t","id":"7","blocks":["8"]}"#;
+    let general = |json: &str| {
+        let ctx: ContextRecord = serde_json::from_str(json).unwrap();
+        TaskGraph::from_records(ctx.tasks, |_| None).unwrap().to_json()
+    };
+    // Plain, extra keys, an escaped key, the list form serde also accepts, no tasks at all.
+    for json in [
+        format!(r#"{{"tasks":[{task}]}}"#),
+        format!(r#"{{"x":{{"tasks":1}},"tasks":[{task}],"y":null}}"#),
+        format!(r#"{{"t\u0061sks":[{task}]}}"#),
+        format!(r#"[[{task}]]"#),
+        "{}".to_owned(),
+    ] {
+        let loaded = TaskGraph::from_json(&json, |_| None).unwrap();
+        assert_eq!(loaded.to_json(), general(&json), "{json}");
+    }
+    let twice = format!(r#"{{"tasks":[],"tasks":[{task}]}}"#);
+    assert!(
+        TaskGraph::from_json(&twice, |_| None)
+            .unwrap_err()
+            .0
+            .contains("duplicate field")
+    );
+    assert!(TaskGraph::from_json(r#"{"tasks":[]} x"#, |_| None).is_err());
 }
 
 #[test]

@@ -4,11 +4,12 @@ use pyo3::IntoPyObjectExt;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyType};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::args;
+use super::{args, state};
 use crate::core::tasks::{
-    ContextRecord, LoadError, Node, Problem, TaskData, TaskError, TaskGraph, UpdateRequest,
+    ContextRecord, LoadError, Node, Problem, TaskData, TaskError, TaskGraph, TaskState, UpdateRequest,
 };
 use crate::py::convert::to_json_value;
 use crate::py::exceptions::{CycleError, InvalidInputError, StateLoadError, TaskNotFoundError};
@@ -43,7 +44,8 @@ fn load_error(e: LoadError) -> PyErr {
 }
 
 /// Reads a state dict (`{"tasks": [...]}`) straight from the Python objects, naming the path of
-/// bad data; NaN, infinities and bytes in metadata are refused too.
+/// bad data; NaN, infinities and bytes in metadata are refused too. Plain dicts, lists and strs
+/// take a direct path; anything else (or bad data) goes through pythonize.
 fn read_state(state: &Bound<'_, PyAny>) -> PyResult<ContextRecord> {
     if !state.is_instance_of::<PyDict>() {
         return Err(StateLoadError::new_err(args::type_error(
@@ -52,9 +54,19 @@ fn read_state(state: &Bound<'_, PyAny>) -> PyResult<ContextRecord> {
             state,
         )));
     }
-    let mut de = pythonize::Depythonizer::from_object(state);
-    let ctx: ContextRecord = serde_path_to_error::deserialize(&mut de)
-        .map_err(|e| StateLoadError::new_err(format!("cannot load tasks: {}: {}", e.path(), e.inner())))?;
+    if let Some(tasks) = state::read_plain(state.cast::<PyDict>()?) {
+        return Ok(ContextRecord { tasks });
+    }
+    // Tracking the path costs on every field: read untracked, and again tracked only to name it.
+    let ctx = match ContextRecord::deserialize(&mut pythonize::Depythonizer::from_object(state)) {
+        Ok(ctx) => ctx,
+        Err(_) => {
+            let mut de = pythonize::Depythonizer::from_object(state);
+            serde_path_to_error::deserialize::<_, ContextRecord>(&mut de).map_err(|e| {
+                StateLoadError::new_err(format!("cannot load tasks: {}: {}", e.path(), e.inner()))
+            })?
+        }
+    };
     // pythonize reads NaN as null: check every non-empty metadata dict it accepted.
     if let Some(tasks) = state.cast::<PyDict>()?.get_item("tasks")? {
         for (i, task) in tasks.try_iter()?.enumerate() {
@@ -79,9 +91,19 @@ fn task_dict<'py>(py: Python<'py>, node: &Node<TaskData>) -> PyResult<Bound<'py,
     let d = PyDict::new(py);
     d.set_item(intern!(py, "subject"), &t.subject)?;
     d.set_item(intern!(py, "description"), &t.description)?;
-    d.set_item(intern!(py, "metadata"), pythonize(py, &t.metadata)?)?;
+    let metadata = if t.metadata.is_empty() {
+        PyDict::new(py).into_any()
+    } else {
+        pythonize(py, &t.metadata)?
+    };
+    d.set_item(intern!(py, "metadata"), metadata)?;
     d.set_item(intern!(py, "created_at"), &t.created_at)?;
-    d.set_item(intern!(py, "state"), t.state.as_str())?;
+    let state = match t.state {
+        TaskState::Pending => intern!(py, "pending"),
+        TaskState::InProgress => intern!(py, "in_progress"),
+        TaskState::Completed => intern!(py, "completed"),
+    };
+    d.set_item(intern!(py, "state"), state)?;
     d.set_item(intern!(py, "id"), &node.id)?;
     d.set_item(intern!(py, "owner"), &t.owner)?;
     d.set_item(intern!(py, "blocks"), &node.blocks)?;

@@ -4,6 +4,7 @@
 mod args;
 mod graph;
 mod index;
+mod state;
 mod text;
 
 use pyo3::prelude::*;
