@@ -38,5 +38,4 @@ bench: venv
 	$(PY) benchmarks/bench_tasks.py
 	$(PY) benchmarks/bench_permissions.py
 	$(PY) benchmarks/bench_plan.py
-	$(PY) benchmarks/bench_shell.py
 	$(PY) benchmarks/bench_admin.py

@@ -17,7 +17,8 @@ decision is checked to be identical before timing. The workload:
 
 Rates are decisions per CPU-second of this process, best of several alternating passes.
 
-Rows: the whole stream, then the AgentScope tools and the custom tools on their own.
+Rows: the whole stream, then the AgentScope tools and the custom tools on their own. Last, the
+read-only shell classifier's throughput on the test corpus (``bench_shell.py``, also runnable alone).
 Run: ``python benchmarks/bench_permissions.py`` (build the extension in release mode first).
 """
 
@@ -32,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_shell  # noqa: E402
 
 from agentscope.permission import PermissionEngine as AgentScopeEngine  # noqa: E402
 from permission_tools import TOOL_NAMES, LoudBash, all_tools, random_context, random_input  # noqa: E402
@@ -136,3 +140,5 @@ async def main() -> None:
 
 if __name__ == "__main__":
     asyncio.run(main())
+    print()
+    bench_shell.main()
