@@ -80,16 +80,18 @@ def resync_tasks(state: AgentState) -> None:
     _index_of(state.tasks_context).invalidate()
 
 
-class TaskCreate(_TaskCreate):
-    """AgentScope's ``TaskCreate`` (same name, schema and results), with O(1) id assignment."""
+class _AgentStateTool:
+    """Marks a Task tool read-only: it reads or changes only agent state, never the workspace,
+    so the permission engine allows it in EXPLORE and plan mode (AgentScope's
+    ``check_read_only`` returns ``is_read_only``)."""
 
     is_read_only = True
 
-    async def check_read_only(self, tool_input: dict[str, Any]) -> bool:
-        """True: the tool changes only agent state, so it is allowed in EXPLORE and plan mode."""
-        return True
 
-    async def call(  # type: ignore[override]
+class TaskCreate(_AgentStateTool, _TaskCreate):
+    """AgentScope's ``TaskCreate`` (same name, schema and results), with O(1) id assignment."""
+
+    async def call(
         self,
         _agent_state: AgentState,
         subject: str,
@@ -101,47 +103,29 @@ class TaskCreate(_TaskCreate):
         return _chunk(_index_of(ctx).create(ctx.tasks, subject, description, metadata))
 
 
-class TaskGet(_TaskGet):
+class TaskGet(_AgentStateTool, _TaskGet):
     """AgentScope's ``TaskGet`` (same name, schema and results), with O(1) lookup."""
 
-    is_read_only = True
-
-    async def check_read_only(self, tool_input: dict[str, Any]) -> bool:
-        """True: the tool only reads agent state."""
-        return True
-
-    async def call(self, task_id: str, _agent_state: AgentState) -> ToolChunk:  # type: ignore[override]
+    async def call(self, task_id: str, _agent_state: AgentState) -> ToolChunk:
         """Shows one task's details."""
         ctx = _context(_agent_state, self.name)
         return _chunk(_index_of(ctx).get(ctx.tasks, task_id))
 
 
-class TaskList(_TaskList):
+class TaskList(_AgentStateTool, _TaskList):
     """AgentScope's ``TaskList`` (same name, schema and results), rendered in Rust."""
 
-    is_read_only = True
-
-    async def check_read_only(self, tool_input: dict[str, Any]) -> bool:
-        """True: the tool only reads agent state."""
-        return True
-
-    async def call(self, _agent_state: AgentState) -> ToolChunk:  # type: ignore[override]
+    async def call(self, _agent_state: AgentState) -> ToolChunk:
         """Lists every task in one line each."""
         ctx = _context(_agent_state, self.name)
         return ToolChunk(content=[TextBlock(text=render_task_list(ctx.tasks))])
 
 
-class TaskUpdate(_TaskUpdate):
+class TaskUpdate(_AgentStateTool, _TaskUpdate):
     """AgentScope's ``TaskUpdate`` (same name, schema and results for valid calls), refusing
     unknown ids, self-loops and cycles with an ERROR result that changes nothing."""
 
-    is_read_only = True
-
-    async def check_read_only(self, tool_input: dict[str, Any]) -> bool:
-        """True: the tool changes only agent state, so it is allowed in EXPLORE and plan mode."""
-        return True
-
-    async def call(  # type: ignore[override]
+    async def call(
         self,
         _agent_state: AgentState,
         task_id: str,

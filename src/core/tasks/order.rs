@@ -65,11 +65,6 @@ impl Order {
         }
     }
 
-    /// Whether `slot` is alive.
-    pub fn is_alive(&self, slot: Slot) -> bool {
-        self.alive.get(slot as usize).copied().unwrap_or(false)
-    }
-
     /// Number of alive slots among the first `n` slots.
     fn prefix(&self, mut n: usize) -> usize {
         let mut sum = 0;

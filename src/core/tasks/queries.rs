@@ -51,6 +51,13 @@ pub struct Problem {
     pub message: String,
 }
 
+impl Problem {
+    /// A problem of `kind` about `ids`, described by `message`.
+    fn new(kind: ProblemKind, ids: Vec<String>, message: String) -> Self {
+        Problem { kind, ids, message }
+    }
+}
+
 /// A wrapper ordering slots "lowest id first" for the heaps below.
 struct ById<'a> {
     graph: &'a Graph<TaskData>,
@@ -137,11 +144,7 @@ fn cycle_problem(g: &Graph<TaskData>, cycle: &[Slot]) -> Problem {
         "tasks wait on each other in a cycle: {} (each is blocked by the next)",
         ids.join(" -> ")
     );
-    Problem {
-        kind: ProblemKind::Cycle,
-        ids,
-        message,
-    }
+    Problem::new(ProblemKind::Cycle, ids, message)
 }
 
 impl TaskGraph {
@@ -208,28 +211,16 @@ impl TaskGraph {
                     }
                     if node.edges(side).iter().filter(|e| *e == other).count() > 1 {
                         let message = format!("task {} lists {other} more than once in {field}", node.id);
-                        problems.push(Problem {
-                            kind: ProblemKind::DuplicateEdge,
-                            ids: pair.clone(),
-                            message,
-                        });
+                        problems.push(Problem::new(ProblemKind::DuplicateEdge, pair.clone(), message));
                     }
                     if *other == node.id {
                         let message = format!("task {} names itself in {field}", node.id);
-                        problems.push(Problem {
-                            kind: ProblemKind::SelfLoop,
-                            ids: pair,
-                            message,
-                        });
+                        problems.push(Problem::new(ProblemKind::SelfLoop, pair, message));
                         continue;
                     }
                     let Some(target) = g.first_slot(other) else {
                         let message = format!("task {} names unknown task {other} in {field}", node.id);
-                        problems.push(Problem {
-                            kind: ProblemKind::DanglingEdge,
-                            ids: pair,
-                            message,
-                        });
+                        problems.push(Problem::new(ProblemKind::DanglingEdge, pair, message));
                         continue;
                     };
                     let target = g.node(target);
@@ -249,11 +240,7 @@ impl TaskGraph {
                             "task {} {verb} task {other}, but task {other} does not list {} in {other_field}",
                             node.id, node.id
                         );
-                        problems.push(Problem {
-                            kind: ProblemKind::OneSidedEdge,
-                            ids: pair,
-                            message,
-                        });
+                        problems.push(Problem::new(ProblemKind::OneSidedEdge, pair, message));
                     }
                 }
             }
@@ -337,11 +324,7 @@ impl TaskGraph {
         for (i, record) in records.into_iter().enumerate() {
             if let Some(first) = first_at.get(&record.id) {
                 let message = format!("tasks[{first}] and tasks[{i}] both have the id {:?}", record.id);
-                problems.push(Problem {
-                    kind: ProblemKind::DuplicateId,
-                    ids: vec![record.id],
-                    message,
-                });
+                problems.push(Problem::new(ProblemKind::DuplicateId, vec![record.id], message));
                 continue;
             }
             first_at.insert(record.id.clone(), i);

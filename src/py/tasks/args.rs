@@ -4,8 +4,8 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
-use crate::core::tasks::Status;
 use crate::core::tasks::ids::NumericId;
+use crate::core::tasks::{Status, UpdateRequest};
 
 /// `what must be <expected>, got <type>`.
 pub fn type_error(what: &str, expected: &str, got: &Bound<'_, PyAny>) -> String {
@@ -83,4 +83,55 @@ pub fn python_int(id: &str) -> Option<NumericId> {
         let text = value.str().ok()?.to_string();
         NumericId::from_digits(&text)
     })
+}
+
+/// The raw keyword arguments of a `TaskUpdate` call besides `task_id` and `metadata`.
+pub struct UpdateArgs<'a, 'py> {
+    pub subject: Option<&'a Bound<'py, PyAny>>,
+    pub description: Option<&'a Bound<'py, PyAny>>,
+    pub add_blocks: Option<&'a Bound<'py, PyAny>>,
+    pub status: Option<&'a Bound<'py, PyAny>>,
+    pub add_blocked_by: Option<&'a Bound<'py, PyAny>>,
+    pub owner: Option<&'a Bound<'py, PyAny>>,
+}
+
+/// A `TaskUpdate` call's id and fields, checked and owned.
+pub struct UpdateFields {
+    pub task_id: String,
+    pub subject: Option<String>,
+    pub description: Option<String>,
+    pub add_blocks: Option<Vec<String>>,
+    pub status: Option<Status>,
+    pub add_blocked_by: Option<Vec<String>>,
+    pub owner: Option<String>,
+}
+
+impl UpdateArgs<'_, '_> {
+    /// Checks `task_id` and each field in signature order, naming the first bad one.
+    pub fn parse(&self, task_id: &Bound<'_, PyAny>) -> Result<UpdateFields, String> {
+        Ok(UpdateFields {
+            task_id: string(task_id, "task_id")?,
+            subject: opt_string(self.subject, "subject")?,
+            description: opt_string(self.description, "description")?,
+            add_blocks: opt_ids(self.add_blocks, "add_blocks")?,
+            status: opt_status(self.status)?,
+            add_blocked_by: opt_ids(self.add_blocked_by, "add_blocked_by")?,
+            owner: opt_string(self.owner, "owner")?,
+        })
+    }
+}
+
+impl UpdateFields {
+    /// The fields as the core's request; `metadata` says whether a metadata merge comes too.
+    pub fn request(&self, metadata: bool) -> UpdateRequest<'_> {
+        UpdateRequest {
+            subject: self.subject.as_deref(),
+            description: self.description.as_deref(),
+            add_blocks: self.add_blocks.as_deref(),
+            add_blocked_by: self.add_blocked_by.as_deref(),
+            status: self.status,
+            owner: self.owner.as_deref(),
+            metadata,
+        }
+    }
 }

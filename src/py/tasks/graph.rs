@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{args, state};
 use crate::core::tasks::{
-    ContextRecord, LoadError, Node, Problem, TaskData, TaskError, TaskGraph, TaskState, UpdateRequest,
+    ContextRecord, LoadError, Node, Problem, TaskData, TaskError, TaskGraph, TaskState,
 };
 use crate::py::convert::to_json_value;
 use crate::py::exceptions::{CycleError, InvalidInputError, StateLoadError, TaskNotFoundError};
@@ -247,26 +247,20 @@ impl PyTaskGraph {
         owner: Option<&Bound<'_, PyAny>>,
         metadata: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<&'static str>> {
-        let id = args::string(task_id, "task_id").map_err(invalid)?;
-        let subject = args::opt_string(subject, "subject").map_err(invalid)?;
-        let description = args::opt_string(description, "description").map_err(invalid)?;
-        let add_blocks = args::opt_ids(add_blocks, "add_blocks").map_err(invalid)?;
-        let add_blocked_by = args::opt_ids(add_blocked_by, "add_blocked_by").map_err(invalid)?;
-        let status = args::opt_status(status).map_err(invalid)?;
-        let owner = args::opt_string(owner, "owner").map_err(invalid)?;
-        let metadata = metadata_map(metadata)?;
-        let req = UpdateRequest {
-            subject: subject.as_deref(),
-            description: description.as_deref(),
-            add_blocks: add_blocks.as_deref(),
-            add_blocked_by: add_blocked_by.as_deref(),
+        let fields = args::UpdateArgs {
+            subject,
+            description,
+            add_blocks,
             status,
-            owner: owner.as_deref(),
-            metadata: false,
-        };
+            add_blocked_by,
+            owner,
+        }
+        .parse(task_id)
+        .map_err(invalid)?;
+        let metadata = metadata_map(metadata)?;
         let report = self
             .inner
-            .update(&id, &req, metadata.as_ref())
+            .update(&fields.task_id, &fields.request(false), metadata.as_ref())
             .map_err(task_error)?;
         Ok(report.fields)
     }

@@ -25,7 +25,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use super::args;
 use super::text;
 use crate::core::tasks::order::Slot;
-use crate::core::tasks::{Change, Graph, Node, Side, Status, TaskError, UpdateRequest, ops};
+use crate::core::tasks::{Change, Graph, Node, Side, Status, TaskError, ops};
 
 /// A call's result: the text and whether it succeeded (False = an ERROR result).
 type Reply = (String, bool);
@@ -302,53 +302,36 @@ impl TaskStateIndex {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn update_impl(
         &mut self,
         tasks: &Bound<'_, PyList>,
         task_id: &Bound<'_, PyAny>,
-        subject: Option<&Bound<'_, PyAny>>,
-        description: Option<&Bound<'_, PyAny>>,
-        add_blocks: Option<&Bound<'_, PyAny>>,
-        status: Option<&Bound<'_, PyAny>>,
-        add_blocked_by: Option<&Bound<'_, PyAny>>,
-        owner: Option<&Bound<'_, PyAny>>,
+        fields: &args::UpdateArgs<'_, '_>,
         metadata: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Reply> {
         let py = tasks.py();
-        let parsed = (|| {
-            Ok::<_, String>((
-                args::string(task_id, "task_id")?,
-                args::opt_string(subject, "subject")?,
-                args::opt_string(description, "description")?,
-                args::opt_ids(add_blocks, "add_blocks")?,
-                args::opt_status(status)?,
-                args::opt_ids(add_blocked_by, "add_blocked_by")?,
-                args::opt_string(owner, "owner")?,
-                args::opt_dict(metadata, "metadata")?,
-            ))
-        })();
-        let (task_id, subject, description, add_blocks, status, add_blocked_by, owner, metadata) =
-            match parsed {
-                Ok(p) => p,
-                Err(message) => return Ok(error("InvalidInputError", message)),
-            };
-        let metadata = metadata.filter(|m| !m.is_empty());
-        let named: Vec<&String> = add_blocks.iter().chain(add_blocked_by.iter()).flatten().collect();
-        let req = UpdateRequest {
-            subject: subject.as_deref(),
-            description: description.as_deref(),
-            add_blocks: add_blocks.as_deref(),
-            add_blocked_by: add_blocked_by.as_deref(),
-            status,
-            owner: owner.as_deref(),
-            metadata: metadata.is_some(),
+        let parsed = fields
+            .parse(task_id)
+            .and_then(|f| Ok((f, args::opt_dict(metadata, "metadata")?)));
+        let (fields, metadata) = match parsed {
+            Ok(p) => p,
+            Err(message) => return Ok(error("InvalidInputError", message)),
         };
+        let metadata = metadata.filter(|m| !m.is_empty());
+        let task_id = &fields.task_id;
+        let status = fields.status;
+        let named: Vec<&String> = fields
+            .add_blocks
+            .iter()
+            .chain(fields.add_blocked_by.iter())
+            .flatten()
+            .collect();
+        let req = fields.request(metadata.is_some());
         let mut prepared = None;
         let (slot, pos, task, task_metadata, outcome) = loop {
             let slot = match prepared.take() {
                 Some(slot) => slot,
-                None => match self.prepare_update(tasks, &task_id, &named, status)? {
+                None => match self.prepare_update(tasks, task_id, &named, status)? {
                     Some(slot) => slot,
                     None => {
                         let message = format!("The task (id={task_id}) does not exist.");
@@ -366,7 +349,7 @@ impl TaskStateIndex {
                 ));
             }
             let pos = self.graph.position(slot);
-            match ops::locate(&self.graph, &task_id)
+            match ops::locate(&self.graph, task_id)
                 .and_then(|_| ops::apply_update(&mut self.graph, slot, &req))
             {
                 Ok(outcome) => break (slot, pos, task, task_metadata, outcome),
@@ -394,18 +377,18 @@ impl TaskStateIndex {
             tasks.del_item(pos)?;
             self.replay(py, &outcome.changes, Some(slot))?;
             self.graph.maybe_compact();
-            return Ok((ops::deleted_message(&task_id), true));
+            return Ok((ops::deleted_message(task_id), true));
         }
         self.replay(py, &outcome.changes, None)?;
         for field in &outcome.fields {
             match *field {
-                "subject" => task.setattr(intern!(py, "subject"), subject.as_deref())?,
-                "description" => task.setattr(intern!(py, "description"), description.as_deref())?,
+                "subject" => task.setattr(intern!(py, "subject"), fields.subject.as_deref())?,
+                "description" => task.setattr(intern!(py, "description"), fields.description.as_deref())?,
                 "status" => {
                     let state = status.and_then(|s| s.state()).map(|s| s.as_str());
                     task.setattr(intern!(py, "state"), state)?;
                 }
-                "owner" => task.setattr(intern!(py, "owner"), owner.as_deref())?,
+                "owner" => task.setattr(intern!(py, "owner"), fields.owner.as_deref())?,
                 "metadata" => {
                     let target = task_metadata.cast::<PyDict>()?;
                     for (k, v) in metadata.iter().flat_map(|m| m.iter()) {
@@ -422,7 +405,7 @@ impl TaskStateIndex {
             }
         }
         let completed = task.getattr(intern!(py, "state"))?.eq("completed")?;
-        Ok((ops::update_message(&task_id, &outcome.fields, completed), true))
+        Ok((ops::update_message(task_id, &outcome.fields, completed), true))
     }
 
     /// Runs `f`; a failure marks the index stale so that the next call rebuilds it.
@@ -545,17 +528,15 @@ impl TaskStateIndex {
         let py = tasks.py();
         let result = self.guarded(|this| {
             this.sync(tasks)?;
-            this.update_impl(
-                tasks,
-                task_id,
+            let fields = args::UpdateArgs {
                 subject,
                 description,
                 add_blocks,
                 status,
                 add_blocked_by,
                 owner,
-                metadata,
-            )
+            };
+            this.update_impl(tasks, task_id, &fields, metadata)
         });
         state_reply(py, result)
     }
