@@ -1,7 +1,7 @@
 //! The native task graph: AgentScope's task semantics with all task data held in Rust.
 
+use serde::Serialize;
 use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
 use super::graph::{Graph, Node, Resolver};
@@ -215,12 +215,48 @@ impl TaskGraph {
             })
             .sum();
         let mut out = Vec::with_capacity(text + self.len() * 160 + 16);
-        match serde_json::to_writer(&mut out, &ContextView(self)) {
-            // serde_json writes only valid UTF-8.
-            Ok(()) => String::from_utf8(out).unwrap_or_default(),
-            Err(_) => String::new(),
+        out.extend_from_slice(b"{\"tasks\":[");
+        for (i, node) in self.tasks().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_task(&mut out, node);
         }
+        out.extend_from_slice(b"]}");
+        // Only valid UTF-8 was written.
+        String::from_utf8(out).unwrap_or_default()
     }
+}
+
+/// Writes one task as `Task.model_dump_json()` does (same keys, same order); the fixed parts
+/// are copied in one piece each, the values are written by serde_json.
+fn write_task(out: &mut Vec<u8>, node: &Node<TaskData>) {
+    let t = &node.payload;
+    out.extend_from_slice(b"{\"subject\":");
+    write_value(out, &t.subject);
+    out.extend_from_slice(b",\"description\":");
+    write_value(out, &t.description);
+    out.extend_from_slice(b",\"metadata\":");
+    write_value(out, &t.metadata);
+    out.extend_from_slice(b",\"created_at\":");
+    write_value(out, &t.created_at);
+    out.extend_from_slice(b",\"state\":\"");
+    out.extend_from_slice(t.state.as_str().as_bytes());
+    out.extend_from_slice(b"\",\"id\":");
+    write_value(out, &node.id);
+    out.extend_from_slice(b",\"owner\":");
+    write_value(out, &t.owner);
+    out.extend_from_slice(b",\"blocks\":");
+    write_value(out, &node.blocks);
+    out.extend_from_slice(b",\"blocked_by\":");
+    write_value(out, &node.blocked_by);
+    out.push(b'}');
+}
+
+/// Appends the compact JSON of a value; strings, string lists and JSON maps never fail to
+/// serialize into a `Vec`, so there is no error to report.
+fn write_value<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let _ = serde_json::to_writer(out, value);
 }
 
 fn load_error<E: std::fmt::Display>(e: &serde_path_to_error::Error<E>) -> LoadError {
@@ -317,46 +353,5 @@ pub fn merge_metadata<'a>(
         } else {
             metadata.insert(k.clone(), v.clone());
         }
-    }
-}
-
-/// Serializes a graph as `{"tasks": [...]}` straight from the index (no intermediate records).
-pub struct ContextView<'a>(&'a TaskGraph);
-
-/// Serializes one task in `Task.model_dump()` key order.
-pub struct TaskView<'a>(pub &'a Node<TaskData>);
-
-impl Serialize for ContextView<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        struct Tasks<'a>(&'a TaskGraph);
-        impl Serialize for Tasks<'_> {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut seq = s.serialize_seq(Some(self.0.len()))?;
-                for node in self.0.tasks() {
-                    seq.serialize_element(&TaskView(node))?;
-                }
-                seq.end()
-            }
-        }
-        let mut map = s.serialize_map(Some(1))?;
-        map.serialize_entry("tasks", &Tasks(self.0))?;
-        map.end()
-    }
-}
-
-impl Serialize for TaskView<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (node, t) = (self.0, &self.0.payload);
-        let mut map = s.serialize_map(Some(9))?;
-        map.serialize_entry("subject", &t.subject)?;
-        map.serialize_entry("description", &t.description)?;
-        map.serialize_entry("metadata", &t.metadata)?;
-        map.serialize_entry("created_at", &t.created_at)?;
-        map.serialize_entry("state", &t.state)?;
-        map.serialize_entry("id", &node.id)?;
-        map.serialize_entry("owner", &t.owner)?;
-        map.serialize_entry("blocks", &node.blocks)?;
-        map.serialize_entry("blocked_by", &node.blocked_by)?;
-        map.end()
     }
 }
