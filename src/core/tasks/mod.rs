@@ -6,8 +6,10 @@
 //! - [`native`]: [`TaskGraph`], which also owns the task fields; [`queries`] and [`render`] add
 //!   what AgentScope lacks (ready tasks, topological order, validate/repair, Mermaid/DOT).
 
+mod canonical;
 pub mod graph;
 pub mod ids;
+mod json_text;
 pub mod model;
 pub mod native;
 pub mod ops;
@@ -19,6 +21,7 @@ pub mod render;
 mod tests;
 
 pub use graph::{Graph, Node, Side};
+pub use ids::Id;
 pub use model::{ContextRecord, Status, TaskData, TaskRecord, TaskState};
 pub use native::{LoadError, TaskGraph, UpdateReport};
 pub use ops::{Change, TaskError, UpdateOutcome, UpdateRequest};

@@ -118,11 +118,12 @@ fn snapshot(g: &TaskGraph) -> Naive {
         tasks: g
             .tasks()
             .map(|n| {
+                let strings = |ids: &[Id]| ids.iter().map(Id::to_string).collect();
                 (
-                    n.id.clone(),
+                    n.id.to_string(),
                     n.payload.state,
-                    n.blocks.clone(),
-                    n.blocked_by.clone(),
+                    strings(&n.blocks),
+                    strings(&n.blocked_by),
                 )
             })
             .collect(),
