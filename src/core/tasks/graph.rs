@@ -11,6 +11,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use smallvec::SmallVec;
 
 use super::ids::{Id, NumericId, ParsedId, parse_numeric};
+use super::keys::{Key, KeyRef};
 use super::order::{Order, Slot};
 
 /// Which edge list of a task.
@@ -84,7 +85,7 @@ pub struct Graph<P> {
     entries: Vec<Option<Entry<P>>>,
     order: Order,
     /// What each id is used for: the task(s) that have it and the edge lists that name it.
-    ids: HashMap<Id, IdUse>,
+    ids: IdMap,
     /// Later slots holding an id that `first` already has, in list order (duplicates).
     extra: HashMap<Id, Vec<Slot>>,
     /// How many tasks hold each numeric id value.
@@ -130,21 +131,36 @@ impl IdUse {
     }
 }
 
+/// id -> what it is used for.
+type IdMap = hashbrown::HashMap<Key, IdUse, foldhash::fast::RandomState>;
+
 /// Records that the `side` list of `slot` names `id`; returns the first task with that id.
-fn link_rev(ids: &mut HashMap<Id, IdUse>, side: Side, id: &str, slot: Slot) -> Option<Slot> {
-    let used = ids.entry(Id::from(id)).or_default();
+fn link_rev(ids: &mut IdMap, side: Side, id: &str, slot: Slot) -> Option<Slot> {
+    let used = use_of(ids, KeyRef::of(id));
     used.named_by(side).push(slot);
     used.first
 }
 
-fn unlink_rev(ids: &mut HashMap<Id, IdUse>, side: Side, id: &str, slot: Slot) {
-    if let Some(used) = ids.get_mut(id) {
+/// The entry for `key`, made if missing (a text key is copied only then).
+fn use_of<'m>(ids: &'m mut IdMap, key: KeyRef<'_>) -> &'m mut IdUse {
+    if let KeyRef::Num(value) = key {
+        return ids.entry(Key::Num(value)).or_default();
+    }
+    if !ids.contains_key(&key) {
+        ids.insert(Key::from(&key), IdUse::default());
+    }
+    ids.get_mut(&key).expect("present")
+}
+
+fn unlink_rev(ids: &mut IdMap, side: Side, id: &str, slot: Slot) {
+    let key = KeyRef::of(id);
+    if let Some(used) = ids.get_mut(&key) {
         let slots = used.named_by(side);
         if let Some(p) = slots.iter().position(|s| *s == slot) {
             slots.swap_remove(p);
         }
         if used.is_unused() {
-            ids.remove(id);
+            ids.remove(&key);
         }
     }
 }
@@ -155,7 +171,7 @@ impl<P> Graph<P> {
         Self {
             entries: Vec::new(),
             order: Order::default(),
-            ids: HashMap::new(),
+            ids: IdMap::default(),
             extra: HashMap::new(),
             numeric: BTreeMap::new(),
             rank: Vec::new(),
@@ -274,7 +290,7 @@ impl<P> Graph<P> {
 
     /// The first task (lowest position) with this id.
     pub fn first_slot(&self, id: &str) -> Option<Slot> {
-        self.ids.get(id).and_then(|used| used.first)
+        self.ids.get(&KeyRef::of(id)).and_then(|used| used.first)
     }
 
     /// The last task (highest position) with this id.
@@ -316,12 +332,12 @@ impl<P> Graph<P> {
 
     /// The slots whose `blocked_by` names `id` (once per occurrence).
     pub fn dependents(&self, id: &str) -> &[Slot] {
-        self.ids.get(id).map_or(&[], |used| used.dependents.as_slice())
+        self.ids.get(&KeyRef::of(id)).map_or(&[], |used| used.dependents.as_slice())
     }
 
     /// The slots whose `blocks` names `id` (once per occurrence).
     pub fn blockers(&self, id: &str) -> &[Slot] {
-        self.ids.get(id).map_or(&[], |used| used.blockers.as_slice())
+        self.ids.get(&KeyRef::of(id)).map_or(&[], |used| used.blockers.as_slice())
     }
 
     fn numeric_value(&self, id: &str) -> Option<NumericId> {
@@ -366,12 +382,16 @@ impl<P> Graph<P> {
         for id in &node.blocked_by {
             forward &= link_rev(&mut self.ids, Side::BlockedBy, id, slot).is_some();
         }
-        let used = self.ids.entry(node.id.clone()).or_default();
+        let key = KeyRef::of(&node.id);
+        let used = use_of(&mut self.ids, key);
         match used.first {
             Some(_) => self.extra.entry(node.id.clone()).or_default().push(slot),
             None => used.first = Some(slot),
         }
-        let numeric = self.numeric_value(&node.id);
+        let numeric = match key {
+            KeyRef::Num(value) => Some(NumericId::Small(value.into())),
+            KeyRef::Text(id) => self.numeric_value(id),
+        };
         debug_assert_eq!(self.entries.len(), slot as usize);
         self.entries.push(Some(Entry { node, numeric }));
         self.rank.push(self.next_rank);
@@ -396,10 +416,11 @@ impl<P> Graph<P> {
             if self.extra.get(&node.id).is_some_and(Vec::is_empty) {
                 self.extra.remove(&node.id);
             }
-            if let Some(used) = self.ids.get_mut(&node.id) {
+            let key = KeyRef::of(&node.id);
+            if let Some(used) = self.ids.get_mut(&key) {
                 used.first = next;
                 if used.is_unused() {
-                    self.ids.remove(&node.id);
+                    self.ids.remove(&key);
                 }
             }
         } else if let Some(rest) = self.extra.get_mut(&node.id) {
@@ -719,7 +740,7 @@ impl<P: Clone> Graph<P> {
                 .map(|(k, u)| {
                     assert!(!u.is_unused(), "unused id {k} kept");
                     let first = u.first.map(|s| g.position(s));
-                    (k.clone(), first, positions(&u.dependents), positions(&u.blockers))
+                    (k.id(), first, positions(&u.dependents), positions(&u.blockers))
                 })
                 .collect();
             v.sort();

@@ -10,6 +10,7 @@ mod canonical;
 pub mod graph;
 pub mod ids;
 mod json_text;
+mod keys;
 pub mod model;
 pub mod native;
 pub mod ops;
