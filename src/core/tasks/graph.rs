@@ -738,7 +738,7 @@ impl<P: Clone> Graph<P> {
                 .ids
                 .iter()
                 .map(|(k, u)| {
-                    assert!(!u.is_unused(), "unused id {k} kept");
+                    assert!(!u.is_unused(), "unused id {k:?} kept");
                     let first = u.first.map(|s| g.position(s));
                     (k.id(), first, positions(&u.dependents), positions(&u.blockers))
                 })
