@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::graph::{Graph, Node, Resolver};
+use super::graph::{Edges, Graph, Node, Resolver};
 use super::ids::Id;
 use super::json_text::plain_len;
 use super::model::{TaskData, TaskState};
@@ -142,9 +142,9 @@ impl<'a> Cursor<'a> {
     }
 
     /// `[]` or a list of strings.
-    fn ids(&mut self) -> Option<Vec<Id>> {
+    fn ids(&mut self) -> Option<Edges> {
         self.lit(b"[")?;
-        let mut ids = Vec::new();
+        let mut ids = Edges::new();
         if self.lit(b"]").is_some() {
             return Some(ids);
         }

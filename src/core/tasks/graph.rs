@@ -39,9 +39,9 @@ pub struct Node<P> {
     /// The task id.
     pub id: Id,
     /// Ids of the tasks this task blocks.
-    pub blocks: Vec<Id>,
+    pub blocks: Edges,
     /// Ids of the tasks this task waits on.
-    pub blocked_by: Vec<Id>,
+    pub blocked_by: Edges,
     /// The owner's data for this task (task fields, or the Python object).
     pub payload: P,
 }
@@ -55,13 +55,16 @@ impl<P> Node<P> {
         }
     }
 
-    fn edges_mut(&mut self, side: Side) -> &mut Vec<Id> {
+    fn edges_mut(&mut self, side: Side) -> &mut Edges {
         match side {
             Side::Blocks => &mut self.blocks,
             Side::BlockedBy => &mut self.blocked_by,
         }
     }
 }
+
+/// One edge list of a task: usually zero or one id, kept inline.
+pub type Edges = SmallVec<[Id; 1]>;
 
 /// The slots that name one id in an edge list (usually one or two: stored inline).
 type Slots = SmallVec<[Slot; 2]>;
@@ -466,7 +469,7 @@ impl<P> Graph<P> {
     }
 
     /// Replaces both edge lists of a task (used when its lists changed behind the graph's back).
-    pub fn set_edges(&mut self, slot: Slot, blocks: Vec<Id>, blocked_by: Vec<Id>) {
+    pub fn set_edges(&mut self, slot: Slot, blocks: Edges, blocked_by: Edges) {
         for (side, new) in [(Side::Blocks, blocks), (Side::BlockedBy, blocked_by)] {
             for id in &new {
                 link_rev(&mut self.ids, side, id, slot);

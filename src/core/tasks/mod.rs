@@ -21,7 +21,7 @@ pub mod render;
 #[cfg(test)]
 mod tests;
 
-pub use graph::{Graph, Node, Side};
+pub use graph::{Edges, Graph, Node, Side};
 pub use ids::Id;
 pub use model::{ContextRecord, Status, TaskData, TaskRecord, TaskState};
 pub use native::{LoadError, TaskGraph, UpdateReport};

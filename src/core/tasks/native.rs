@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::canonical;
-use super::graph::{Graph, Node, Resolver};
+use super::graph::{Edges, Graph, Node, Resolver};
 use super::ids::Id;
 use super::json_text::write_str;
 use super::model::{ContextRecord, TaskData, TaskRecord, TaskState, now_iso};
@@ -101,8 +101,8 @@ impl TaskGraph {
         };
         self.graph.insert(Node {
             id: id.as_str().into(),
-            blocks: Vec::new(),
-            blocked_by: Vec::new(),
+            blocks: Edges::new(),
+            blocked_by: Edges::new(),
             payload,
         });
         id
@@ -280,8 +280,8 @@ fn load_error<E: std::fmt::Display>(e: &serde_path_to_error::Error<E>) -> LoadEr
 fn node_of(r: TaskRecord) -> Node<TaskData> {
     Node {
         id: r.id,
-        blocks: r.blocks,
-        blocked_by: r.blocked_by,
+        blocks: Edges::from_vec(r.blocks),
+        blocked_by: Edges::from_vec(r.blocked_by),
         payload: TaskData {
             subject: r.subject,
             description: r.description,

@@ -2,7 +2,7 @@
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use super::graph::{Graph, Resolver, Side};
+use super::graph::{Edges, Graph, Resolver, Side};
 use super::ids::{Id, compare_ids};
 use super::model::{TaskData, TaskRecord, TaskState};
 use super::native::{LoadError, TaskGraph};
@@ -263,7 +263,7 @@ impl TaskGraph {
         for &slot in &slots {
             let node = g.node(slot);
             let keep = |list: &[Id]| {
-                let mut out: Vec<Id> = Vec::new();
+                let mut out = Edges::new();
                 for id in list {
                     if *id != node.id && g.first_slot(id).is_some() && !out.contains(id) {
                         out.push(id.clone());

@@ -25,7 +25,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use super::args;
 use super::text;
 use crate::core::tasks::order::Slot;
-use crate::core::tasks::{Change, Graph, Id, Node, Side, Status, TaskError, ops};
+use crate::core::tasks::{Change, Edges, Graph, Id, Node, Side, Status, TaskError, ops};
 
 /// A call's result: the text and whether it succeeded (False = an ERROR result).
 type Reply = (String, bool);
@@ -35,7 +35,7 @@ fn error(kind: &str, message: impl std::fmt::Display) -> Reply {
 }
 
 /// Reads a list of str (a task's `blocks` / `blocked_by`), naming the task on bad content.
-fn read_ids(list: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Id>> {
+fn read_ids(list: &Bound<'_, PyAny>, what: &str) -> PyResult<Edges> {
     let list = list
         .cast::<PyList>()
         .map_err(|_| state_error(args::type_error(what, "a list", list)))?;
@@ -482,8 +482,8 @@ impl TaskStateIndex {
             let text = ops::created_message(&id, task.getattr(intern!(py, "subject"))?.str()?.to_str()?);
             let node = Node {
                 id: id.into(),
-                blocks: Vec::new(),
-                blocked_by: Vec::new(),
+                blocks: Edges::new(),
+                blocked_by: Edges::new(),
                 payload: task.unbind(),
             };
             this.graph.insert(node);
