@@ -11,7 +11,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use smallvec::SmallVec;
 
 use super::ids::{Id, NumericId, ParsedId, parse_numeric};
-use super::keys::{Key, KeyRef};
+use super::id_index::{IdIndex, KeyRef};
 use super::order::{Order, Slot};
 
 /// Which edge list of a task.
@@ -66,9 +66,6 @@ impl<P> Node<P> {
 /// One edge list of a task: usually zero or one id, kept inline.
 pub type Edges = SmallVec<[Id; 1]>;
 
-/// The slots that name one id in an edge list (usually one or two: stored inline).
-type Slots = SmallVec<[Slot; 2]>;
-
 /// Decides what Python's `int(id)` makes of ids with non-ASCII characters (see [`ParsedId::NeedsHost`]).
 pub type Resolver = fn(&str) -> Option<NumericId>;
 
@@ -88,7 +85,7 @@ pub struct Graph<P> {
     entries: Vec<Option<Entry<P>>>,
     order: Order,
     /// What each id is used for: the task(s) that have it and the edge lists that name it.
-    ids: IdMap,
+    ids: IdIndex,
     /// Later slots holding an id that `first` already has, in list order (duplicates).
     extra: HashMap<Id, Vec<Slot>>,
     /// How many tasks hold each numeric id value.
@@ -109,63 +106,20 @@ impl<P> Default for Graph<P> {
     }
 }
 
-/// Everything the index knows about one id (one hash lookup finds all of it).
-#[derive(Clone, Debug, Default)]
-struct IdUse {
-    /// The first (lowest position) slot holding the id.
-    first: Option<Slot>,
-    /// The slots whose `blocked_by` names the id (once per occurrence).
-    dependents: Slots,
-    /// The slots whose `blocks` names the id (once per occurrence).
-    blockers: Slots,
-}
-
-impl IdUse {
-    /// The slots whose list on `side` names the id.
-    fn named_by(&mut self, side: Side) -> &mut Slots {
-        match side {
-            Side::Blocks => &mut self.blockers,
-            Side::BlockedBy => &mut self.dependents,
-        }
-    }
-
-    fn is_unused(&self) -> bool {
-        self.first.is_none() && self.dependents.is_empty() && self.blockers.is_empty()
-    }
-}
-
-/// id -> what it is used for.
-type IdMap = hashbrown::HashMap<Key, IdUse, foldhash::fast::RandomState>;
-
 /// Records that the `side` list of `slot` names `id`; returns the first task with that id.
-fn link_rev(ids: &mut IdMap, side: Side, id: &str, slot: Slot) -> Option<Slot> {
-    let used = use_of(ids, KeyRef::of(id));
+fn link_rev(ids: &mut IdIndex, side: Side, id: &str, slot: Slot) -> Option<Slot> {
+    let used = ids.entry(KeyRef::of(id));
     used.named_by(side).push(slot);
     used.first
 }
 
-/// The entry for `key`, made if missing (a text key is copied only then).
-fn use_of<'m>(ids: &'m mut IdMap, key: KeyRef<'_>) -> &'m mut IdUse {
-    if let KeyRef::Num(value) = key {
-        return ids.entry(Key::Num(value)).or_default();
-    }
-    if !ids.contains_key(&key) {
-        ids.insert(Key::from(&key), IdUse::default());
-    }
-    ids.get_mut(&key).expect("present")
-}
-
-fn unlink_rev(ids: &mut IdMap, side: Side, id: &str, slot: Slot) {
-    let key = KeyRef::of(id);
-    if let Some(used) = ids.get_mut(&key) {
+fn unlink_rev(ids: &mut IdIndex, side: Side, id: &str, slot: Slot) {
+    ids.update(KeyRef::of(id), |used| {
         let slots = used.named_by(side);
         if let Some(p) = slots.iter().position(|s| *s == slot) {
             slots.swap_remove(p);
         }
-        if used.is_unused() {
-            ids.remove(&key);
-        }
-    }
+    });
 }
 
 impl<P> Graph<P> {
@@ -174,7 +128,7 @@ impl<P> Graph<P> {
         Self {
             entries: Vec::new(),
             order: Order::default(),
-            ids: IdMap::default(),
+            ids: IdIndex::default(),
             extra: HashMap::new(),
             numeric: BTreeMap::new(),
             rank: Vec::new(),
@@ -293,7 +247,7 @@ impl<P> Graph<P> {
 
     /// The first task (lowest position) with this id.
     pub fn first_slot(&self, id: &str) -> Option<Slot> {
-        self.ids.get(&KeyRef::of(id)).and_then(|used| used.first)
+        self.ids.get(KeyRef::of(id)).and_then(|used| used.first)
     }
 
     /// The last task (highest position) with this id.
@@ -335,12 +289,12 @@ impl<P> Graph<P> {
 
     /// The slots whose `blocked_by` names `id` (once per occurrence).
     pub fn dependents(&self, id: &str) -> &[Slot] {
-        self.ids.get(&KeyRef::of(id)).map_or(&[], |used| used.dependents.as_slice())
+        self.ids.get(KeyRef::of(id)).map_or(&[], |used| used.dependents.as_slice())
     }
 
     /// The slots whose `blocks` names `id` (once per occurrence).
     pub fn blockers(&self, id: &str) -> &[Slot] {
-        self.ids.get(&KeyRef::of(id)).map_or(&[], |used| used.blockers.as_slice())
+        self.ids.get(KeyRef::of(id)).map_or(&[], |used| used.blockers.as_slice())
     }
 
     fn numeric_value(&self, id: &str) -> Option<NumericId> {
@@ -386,7 +340,7 @@ impl<P> Graph<P> {
             forward &= link_rev(&mut self.ids, Side::BlockedBy, id, slot).is_some();
         }
         let key = KeyRef::of(&node.id);
-        let used = use_of(&mut self.ids, key);
+        let used = self.ids.entry(key);
         match used.first {
             Some(_) => self.extra.entry(node.id.clone()).or_default().push(slot),
             None => used.first = Some(slot),
@@ -419,13 +373,7 @@ impl<P> Graph<P> {
             if self.extra.get(&node.id).is_some_and(Vec::is_empty) {
                 self.extra.remove(&node.id);
             }
-            let key = KeyRef::of(&node.id);
-            if let Some(used) = self.ids.get_mut(&key) {
-                used.first = next;
-                if used.is_unused() {
-                    self.ids.remove(&key);
-                }
-            }
+            self.ids.update(KeyRef::of(&node.id), |used| used.first = next);
         } else if let Some(rest) = self.extra.get_mut(&node.id) {
             rest.retain(|s| *s != slot);
             if rest.is_empty() {
@@ -732,19 +680,16 @@ impl<P: Clone> Graph<P> {
         }
         // Every id in use, with the positions of its first task and of the lists naming it.
         let sorted = |g: &Graph<P>| {
-            let positions = |s: &Slots| {
+            let positions = |s: &super::id_index::Slots| {
                 let mut p: Vec<usize> = s.iter().map(|s| g.position(*s)).collect();
                 p.sort_unstable();
                 p
             };
+            assert!(!g.ids.keeps_unused(), "an unused id was kept");
             let mut v: Vec<_> = g
                 .ids
                 .iter()
-                .map(|(k, u)| {
-                    assert!(!u.is_unused(), "unused id {k:?} kept");
-                    let first = u.first.map(|s| g.position(s));
-                    (k.id(), first, positions(&u.dependents), positions(&u.blockers))
-                })
+                .map(|(k, u)| (k, u.first.map(|s| g.position(s)), positions(&u.dependents), positions(&u.blockers)))
                 .collect();
             v.sort();
             v

@@ -8,9 +8,9 @@
 
 mod canonical;
 pub mod graph;
+mod id_index;
 pub mod ids;
 mod json_text;
-mod keys;
 pub mod model;
 pub mod native;
 pub mod ops;
