@@ -19,6 +19,8 @@ pub mod queries;
 pub mod render;
 
 #[cfg(test)]
+mod json_tests;
+#[cfg(test)]
 mod tests;
 
 pub use graph::{Edges, Graph, Node, Side};
