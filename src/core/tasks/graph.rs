@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use smallvec::SmallVec;
 
-use super::ids::{Id, NumericId, ParsedId, parse_numeric};
 use super::id_index::{IdIndex, KeyRef};
+use super::ids::{Id, NumericId, ParsedId, parse_numeric};
 use super::order::{Order, Slot};
 
 /// Which edge list of a task.
@@ -289,12 +289,16 @@ impl<P> Graph<P> {
 
     /// The slots whose `blocked_by` names `id` (once per occurrence).
     pub fn dependents(&self, id: &str) -> &[Slot] {
-        self.ids.get(KeyRef::of(id)).map_or(&[], |used| used.dependents.as_slice())
+        self.ids
+            .get(KeyRef::of(id))
+            .map_or(&[], |used| used.dependents.as_slice())
     }
 
     /// The slots whose `blocks` names `id` (once per occurrence).
     pub fn blockers(&self, id: &str) -> &[Slot] {
-        self.ids.get(KeyRef::of(id)).map_or(&[], |used| used.blockers.as_slice())
+        self.ids
+            .get(KeyRef::of(id))
+            .map_or(&[], |used| used.blockers.as_slice())
     }
 
     fn numeric_value(&self, id: &str) -> Option<NumericId> {
@@ -689,7 +693,14 @@ impl<P: Clone> Graph<P> {
             let mut v: Vec<_> = g
                 .ids
                 .iter()
-                .map(|(k, u)| (k, u.first.map(|s| g.position(s)), positions(&u.dependents), positions(&u.blockers)))
+                .map(|(k, u)| {
+                    (
+                        k,
+                        u.first.map(|s| g.position(s)),
+                        positions(&u.dependents),
+                        positions(&u.blockers),
+                    )
+                })
                 .collect();
             v.sort();
             v

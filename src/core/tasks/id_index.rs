@@ -246,8 +246,22 @@ mod tests {
     fn only_plain_decimals_are_keyed_by_value() {
         assert_eq!(plain_decimal("0"), Some(0));
         assert_eq!(plain_decimal("1204"), Some(1204));
-        assert_eq!(plain_decimal("9999999999999999999"), Some(9_999_999_999_999_999_999));
-        for text in ["", "007", "00", "+7", "-7", " 7", "7 ", "1_0", "10000000000000000000", "١"] {
+        assert_eq!(
+            plain_decimal("9999999999999999999"),
+            Some(9_999_999_999_999_999_999)
+        );
+        for text in [
+            "",
+            "007",
+            "00",
+            "+7",
+            "-7",
+            " 7",
+            "7 ",
+            "1_0",
+            "10000000000000000000",
+            "١",
+        ] {
             assert_eq!(plain_decimal(text), None, "{text:?}");
         }
         let key = Key::from(&KeyRef::of("007"));

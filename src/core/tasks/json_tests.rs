@@ -20,7 +20,11 @@ fn text() -> impl Strategy<Value = String> {
 }
 
 fn id() -> impl Strategy<Value = String> {
-    prop_oneof![(0u32..40).prop_map(|v| v.to_string()), "[0-9a-z]{1,3}", any::<String>()]
+    prop_oneof![
+        (0u32..40).prop_map(|v| v.to_string()),
+        "[0-9a-z]{1,3}",
+        any::<String>()
+    ]
 }
 
 fn metadata() -> impl Strategy<Value = Value> {
@@ -56,18 +60,24 @@ fn context() -> impl Strategy<Value = Value> {
         prop::collection::vec(id(), 0..3),
         prop::collection::vec(id(), 0..3),
     );
-    (prop::collection::btree_set(id(), 0..12), prop::collection::vec(task, 12)).prop_map(|(ids, tasks)| {
-        let tasks: Vec<Value> = ids
-            .into_iter()
-            .zip(tasks)
-            .map(|(id, (subject, description, metadata, state, owner, blocks, blocked_by))| {
-                json!({"subject": subject, "description": description, "metadata": metadata,
+    (
+        prop::collection::btree_set(id(), 0..12),
+        prop::collection::vec(task, 12),
+    )
+        .prop_map(|(ids, tasks)| {
+            let tasks: Vec<Value> = ids
+                .into_iter()
+                .zip(tasks)
+                .map(
+                    |(id, (subject, description, metadata, state, owner, blocks, blocked_by))| {
+                        json!({"subject": subject, "description": description, "metadata": metadata,
                        "created_at": "2026-11-30T09:55:46.533551+00:00", "state": state, "id": id,
                        "owner": owner, "blocks": blocks, "blocked_by": blocked_by})
-            })
-            .collect();
-        json!({ "tasks": tasks })
-    })
+                    },
+                )
+                .collect();
+            json!({ "tasks": tasks })
+        })
 }
 
 /// One small edit of a JSON text at a char boundary: a byte dropped, a byte doubled, or one of
@@ -129,7 +139,10 @@ fn escapes_and_metadata_go_through_serde_json() {
     };
     let task = fast.get("0").unwrap();
     assert_eq!(task.payload.subject, "a\"b\\cé😀");
-    assert_eq!(task.payload.metadata, Map::from_iter([("k".to_owned(), json!(2.5))]));
+    assert_eq!(
+        task.payload.metadata,
+        Map::from_iter([("k".to_owned(), json!(2.5))])
+    );
     assert_eq!(task.payload.owner.as_deref(), Some("A"));
     assert_eq!(task.blocked_by.as_slice(), ["x\"y"]);
     assert_eq!(fast.to_json(), general(json).unwrap().to_json());

@@ -27,7 +27,10 @@ pub fn plain_len(bytes: &[u8]) -> usize {
         }
         at += 8;
     }
-    at + bytes[at..].iter().position(|b| is_special(*b)).unwrap_or(bytes.len() - at)
+    at + bytes[at..]
+        .iter()
+        .position(|b| is_special(*b))
+        .unwrap_or(bytes.len() - at)
 }
 
 /// Appends `text` as a quoted JSON string, escaped as serde_json does it.
@@ -47,7 +50,14 @@ pub fn write_str(out: &mut Vec<u8>, text: &str) {
             b'\n' => out.extend_from_slice(b"\\n"),
             b'\r' => out.extend_from_slice(b"\\r"),
             b'\t' => out.extend_from_slice(b"\\t"),
-            _ => out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xf)],
+            ]),
         }
         rest = &rest[plain + 1..];
     }

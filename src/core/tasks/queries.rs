@@ -324,7 +324,11 @@ impl TaskGraph {
         for (i, record) in records.into_iter().enumerate() {
             if let Some(first) = first_at.get(&record.id) {
                 let message = format!("tasks[{first}] and tasks[{i}] both have the id {:?}", record.id);
-                problems.push(Problem::new(ProblemKind::DuplicateId, vec![record.id.into()], message));
+                problems.push(Problem::new(
+                    ProblemKind::DuplicateId,
+                    vec![record.id.into()],
+                    message,
+                ));
                 continue;
             }
             first_at.insert(record.id.clone(), i);

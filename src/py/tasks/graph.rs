@@ -106,8 +106,14 @@ fn task_dict<'py>(py: Python<'py>, node: &Node<TaskData>) -> PyResult<Bound<'py,
     d.set_item(intern!(py, "state"), state)?;
     d.set_item(intern!(py, "id"), node.id.as_str())?;
     d.set_item(intern!(py, "owner"), &t.owner)?;
-    d.set_item(intern!(py, "blocks"), PyList::new(py, node.blocks.iter().map(Id::as_str))?)?;
-    d.set_item(intern!(py, "blocked_by"), PyList::new(py, node.blocked_by.iter().map(Id::as_str))?)?;
+    d.set_item(
+        intern!(py, "blocks"),
+        PyList::new(py, node.blocks.iter().map(Id::as_str))?,
+    )?;
+    d.set_item(
+        intern!(py, "blocked_by"),
+        PyList::new(py, node.blocked_by.iter().map(Id::as_str))?,
+    )?;
     Ok(d)
 }
 

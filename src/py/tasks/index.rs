@@ -41,7 +41,11 @@ fn read_ids(list: &Bound<'_, PyAny>, what: &str) -> PyResult<Edges> {
         .map_err(|_| state_error(args::type_error(what, "a list", list)))?;
     list.iter()
         .enumerate()
-        .map(|(i, item)| args::text(&item, &format!("{what}[{i}]")).map(Id::from).map_err(state_error))
+        .map(|(i, item)| {
+            args::text(&item, &format!("{what}[{i}]"))
+                .map(Id::from)
+                .map_err(state_error)
+        })
         .collect()
 }
 
