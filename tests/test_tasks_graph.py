@@ -226,6 +226,26 @@ def test_state_json_and_pickle_round_trips() -> None:
     assert repr(chain(25)).endswith("... 5 more])")
 
 
+def test_json_loads_what_pydantic_dumps_exactly() -> None:
+    """The fast reader (pydantic's compact layout) and the general one (any other valid JSON)
+    give the same tasks; floats come back bit for bit."""
+    from agentscope.state import TaskContext
+
+    g = chain(3)
+    g.update("2", metadata={"f": -918756161.9163201, "tiny": 5e-324, "s": 'q"\\\n\u00e9\U0001f600'})
+    text = g.to_json()
+    ctx = TaskContext.model_validate_json(text)
+    assert ctx.model_dump_json() == text
+    loaded = TaskGraph.from_json(text)
+    assert loaded.state_dict() == ctx.model_dump()
+    assert loaded.get("2")["metadata"]["f"] == -918756161.9163201
+    spaced = json.dumps(json.loads(text), indent=1)  # not the compact layout: the general reader
+    assert TaskGraph.from_json(spaced) == loaded
+    for broken in [text[:-1], text + " x", text.replace('"id":"2"', '"id":2'), text.replace("\\n", "\n")]:
+        with pytest.raises(StateLoadError):
+            TaskGraph.from_json(broken)
+
+
 def test_plain_and_general_state_readers_agree() -> None:
     """Plain dicts/lists/strs take a direct path; tuples, dict subclasses and str subclasses go
     through pythonize. Both must load the same tasks."""

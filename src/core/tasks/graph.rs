@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use smallvec::SmallVec;
 
-use super::ids::{NumericId, ParsedId, parse_numeric};
+use super::id_index::{IdIndex, KeyRef};
+use super::ids::{Id, NumericId, ParsedId, parse_numeric};
 use super::order::{Order, Slot};
 
 /// Which edge list of a task.
@@ -36,25 +37,25 @@ impl Side {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node<P> {
     /// The task id.
-    pub id: String,
+    pub id: Id,
     /// Ids of the tasks this task blocks.
-    pub blocks: Vec<String>,
+    pub blocks: Edges,
     /// Ids of the tasks this task waits on.
-    pub blocked_by: Vec<String>,
+    pub blocked_by: Edges,
     /// The owner's data for this task (task fields, or the Python object).
     pub payload: P,
 }
 
 impl<P> Node<P> {
     /// The edge list on `side`.
-    pub fn edges(&self, side: Side) -> &[String] {
+    pub fn edges(&self, side: Side) -> &[Id] {
         match side {
             Side::Blocks => &self.blocks,
             Side::BlockedBy => &self.blocked_by,
         }
     }
 
-    fn edges_mut(&mut self, side: Side) -> &mut Vec<String> {
+    fn edges_mut(&mut self, side: Side) -> &mut Edges {
         match side {
             Side::Blocks => &mut self.blocks,
             Side::BlockedBy => &mut self.blocked_by,
@@ -62,8 +63,8 @@ impl<P> Node<P> {
     }
 }
 
-/// The slots that name one id in an edge list (usually one or two: stored inline).
-type Slots = SmallVec<[Slot; 2]>;
+/// One edge list of a task: usually zero or one id, kept inline.
+pub type Edges = SmallVec<[Id; 1]>;
 
 /// Decides what Python's `int(id)` makes of ids with non-ASCII characters (see [`ParsedId::NeedsHost`]).
 pub type Resolver = fn(&str) -> Option<NumericId>;
@@ -83,16 +84,12 @@ struct Entry<P> {
 pub struct Graph<P> {
     entries: Vec<Option<Entry<P>>>,
     order: Order,
-    /// The first (lowest position) slot holding each id.
-    first: HashMap<String, Slot>,
+    /// What each id is used for: the task(s) that have it and the edge lists that name it.
+    ids: IdIndex,
     /// Later slots holding an id that `first` already has, in list order (duplicates).
-    extra: HashMap<String, Vec<Slot>>,
+    extra: HashMap<Id, Vec<Slot>>,
     /// How many tasks hold each numeric id value.
     numeric: BTreeMap<NumericId, u32>,
-    /// id -> the slots whose `blocked_by` names it (once per occurrence).
-    dependents: HashMap<String, Slots>,
-    /// id -> the slots whose `blocks` names it (once per occurrence).
-    blockers: HashMap<String, Slots>,
     /// A topological rank per slot (a blocker ranks below the tasks waiting on it), maintained
     /// with Pearce and Kelly's dynamic algorithm; meaningful only while `ranked`.
     rank: Vec<u64>,
@@ -109,24 +106,20 @@ impl<P> Default for Graph<P> {
     }
 }
 
-fn link_rev(map: &mut HashMap<String, Slots>, id: &str, slot: Slot) {
-    match map.get_mut(id) {
-        Some(slots) => slots.push(slot),
-        None => {
-            map.insert(id.to_owned(), smallvec::smallvec![slot]);
-        }
-    }
+/// Records that the `side` list of `slot` names `id`; returns the first task with that id.
+fn link_rev(ids: &mut IdIndex, side: Side, id: &str, slot: Slot) -> Option<Slot> {
+    let used = ids.entry(KeyRef::of(id));
+    used.named_by(side).push(slot);
+    used.first
 }
 
-fn unlink_rev(map: &mut HashMap<String, Slots>, id: &str, slot: Slot) {
-    if let Some(slots) = map.get_mut(id) {
+fn unlink_rev(ids: &mut IdIndex, side: Side, id: &str, slot: Slot) {
+    ids.update(KeyRef::of(id), |used| {
+        let slots = used.named_by(side);
         if let Some(p) = slots.iter().position(|s| *s == slot) {
             slots.swap_remove(p);
         }
-        if slots.is_empty() {
-            map.remove(id);
-        }
-    }
+    });
 }
 
 impl<P> Graph<P> {
@@ -135,11 +128,9 @@ impl<P> Graph<P> {
         Self {
             entries: Vec::new(),
             order: Order::default(),
-            first: HashMap::new(),
+            ids: IdIndex::default(),
             extra: HashMap::new(),
             numeric: BTreeMap::new(),
-            dependents: HashMap::new(),
-            blockers: HashMap::new(),
             rank: Vec::new(),
             next_rank: 0,
             ranked: true,
@@ -165,9 +156,7 @@ impl<P> Graph<P> {
         self.entries.reserve(more);
         self.rank.reserve(more);
         self.order.reserve(more);
-        self.first.reserve(more);
-        self.dependents.reserve(more);
-        self.blockers.reserve(more);
+        self.ids.reserve(more);
     }
 
     /// Appends many tasks, then ranks the whole graph once.
@@ -175,10 +164,13 @@ impl<P> Graph<P> {
         let nodes = nodes.into_iter();
         let more = nodes.size_hint().0;
         self.reserve(more);
+        // Whether every task so far waits only on tasks listed before it.
+        let mut forward = self.entries.is_empty();
         self.ranked = false;
         let mut values = Vec::with_capacity(more);
         for node in nodes {
-            let slot = self.push_node(node);
+            let (slot, node_forward) = self.push_node(node);
+            forward &= node_forward;
             values.extend(self.entry(slot).numeric.clone());
         }
         // Count numeric ids in bulk: sorted runs, built in O(n) when the map starts empty.
@@ -193,7 +185,11 @@ impl<P> Graph<P> {
                 *self.numeric.entry(value).or_insert(0) += count;
             }
         }
-        self.rerank();
+        if forward && self.extra.is_empty() {
+            self.rank_in_list_order();
+        } else {
+            self.rerank();
+        }
     }
 
     /// Number of tasks.
@@ -251,7 +247,7 @@ impl<P> Graph<P> {
 
     /// The first task (lowest position) with this id.
     pub fn first_slot(&self, id: &str) -> Option<Slot> {
-        self.first.get(id).copied()
+        self.ids.get(KeyRef::of(id)).and_then(|used| used.first)
     }
 
     /// The last task (highest position) with this id.
@@ -279,7 +275,7 @@ impl<P> Graph<P> {
 
     /// Ids held by more than one task, sorted.
     pub fn duplicate_ids(&self) -> Vec<&str> {
-        let mut ids: Vec<&str> = self.extra.keys().map(String::as_str).collect();
+        let mut ids: Vec<&str> = self.extra.keys().map(Id::as_str).collect();
         ids.sort_unstable();
         ids
     }
@@ -293,12 +289,16 @@ impl<P> Graph<P> {
 
     /// The slots whose `blocked_by` names `id` (once per occurrence).
     pub fn dependents(&self, id: &str) -> &[Slot] {
-        self.dependents.get(id).map_or(&[], |s| s.as_slice())
+        self.ids
+            .get(KeyRef::of(id))
+            .map_or(&[], |used| used.dependents.as_slice())
     }
 
     /// The slots whose `blocks` names `id` (once per occurrence).
     pub fn blockers(&self, id: &str) -> &[Slot] {
-        self.blockers.get(id).map_or(&[], |s| s.as_slice())
+        self.ids
+            .get(KeyRef::of(id))
+            .map_or(&[], |used| used.blockers.as_slice())
     }
 
     fn numeric_value(&self, id: &str) -> Option<NumericId> {
@@ -311,7 +311,7 @@ impl<P> Graph<P> {
 
     /// Appends a task at the end of the list and returns its slot.
     pub fn insert(&mut self, node: Node<P>) -> Slot {
-        let slot = self.push_node(node);
+        let (slot, _) = self.push_node(node);
         if let Some(value) = self.entry(slot).numeric.clone() {
             *self.numeric.entry(value).or_insert(0) += 1;
         }
@@ -333,25 +333,31 @@ impl<P> Graph<P> {
     }
 
     /// Appends a task and indexes its id and edges; the caller counts its numeric id and ranks it.
-    fn push_node(&mut self, node: Node<P>) -> Slot {
+    /// Also tells whether every task it waits on was already in the list.
+    fn push_node(&mut self, node: Node<P>) -> (Slot, bool) {
         let slot = self.order.push();
         for id in &node.blocks {
-            link_rev(&mut self.blockers, id, slot);
+            link_rev(&mut self.ids, Side::Blocks, id, slot);
         }
+        let mut forward = true;
         for id in &node.blocked_by {
-            link_rev(&mut self.dependents, id, slot);
+            forward &= link_rev(&mut self.ids, Side::BlockedBy, id, slot).is_some();
         }
-        if self.first.contains_key(&node.id) {
-            self.extra.entry(node.id.clone()).or_default().push(slot);
-        } else {
-            self.first.insert(node.id.clone(), slot);
+        let key = KeyRef::of(&node.id);
+        let used = self.ids.entry(key);
+        match used.first {
+            Some(_) => self.extra.entry(node.id.clone()).or_default().push(slot),
+            None => used.first = Some(slot),
         }
-        let numeric = self.numeric_value(&node.id);
+        let numeric = match key {
+            KeyRef::Num(value) => Some(NumericId::Small(value.into())),
+            KeyRef::Text(id) => self.numeric_value(id),
+        };
         debug_assert_eq!(self.entries.len(), slot as usize);
         self.entries.push(Some(Entry { node, numeric }));
         self.rank.push(self.next_rank);
         self.next_rank += 1;
-        slot
+        (slot, forward)
     }
 
     /// Removes the task in `slot` from the list (its own edge lists go with it; other tasks'
@@ -361,24 +367,17 @@ impl<P> Graph<P> {
         self.order.remove(slot);
         let node = &entry.node;
         for id in &node.blocks {
-            unlink_rev(&mut self.blockers, id, slot);
+            unlink_rev(&mut self.ids, Side::Blocks, id, slot);
         }
         for id in &node.blocked_by {
-            unlink_rev(&mut self.dependents, id, slot);
+            unlink_rev(&mut self.ids, Side::BlockedBy, id, slot);
         }
-        if self.first.get(&node.id) == Some(&slot) {
-            match self.extra.get_mut(&node.id) {
-                Some(rest) => {
-                    let next = rest.remove(0);
-                    if rest.is_empty() {
-                        self.extra.remove(&node.id);
-                    }
-                    self.first.insert(node.id.clone(), next);
-                }
-                None => {
-                    self.first.remove(&node.id);
-                }
+        if self.first_slot(&node.id) == Some(slot) {
+            let next = self.extra.get_mut(&node.id).map(|rest| rest.remove(0));
+            if self.extra.get(&node.id).is_some_and(Vec::is_empty) {
+                self.extra.remove(&node.id);
             }
+            self.ids.update(KeyRef::of(&node.id), |used| used.first = next);
         } else if let Some(rest) = self.extra.get_mut(&node.id) {
             rest.retain(|s| *s != slot);
             if rest.is_empty() {
@@ -396,17 +395,10 @@ impl<P> Graph<P> {
         entry.node
     }
 
-    fn rev_map(&mut self, side: Side) -> &mut HashMap<String, Slots> {
-        match side {
-            Side::Blocks => &mut self.blockers,
-            Side::BlockedBy => &mut self.dependents,
-        }
-    }
-
     /// Appends `id` to one edge list of the task in `slot`.
     pub fn append_edge(&mut self, slot: Slot, side: Side, id: &str) {
-        self.entry_mut(slot).node.edges_mut(side).push(id.to_owned());
-        link_rev(self.rev_map(side), id, slot);
+        self.entry_mut(slot).node.edges_mut(side).push(Id::from(id));
+        link_rev(&mut self.ids, side, id, slot);
     }
 
     /// Removes the first occurrence of `id` from one edge list (Python's `list.remove`);
@@ -417,26 +409,26 @@ impl<P> Graph<P> {
             return false;
         };
         edges.remove(p);
-        unlink_rev(self.rev_map(side), id, slot);
+        unlink_rev(&mut self.ids, side, id, slot);
         true
     }
 
     /// Undoes the last [`Graph::append_edge`] on this list.
     pub fn pop_edge(&mut self, slot: Slot, side: Side) {
         if let Some(id) = self.entry_mut(slot).node.edges_mut(side).pop() {
-            unlink_rev(self.rev_map(side), &id, slot);
+            unlink_rev(&mut self.ids, side, &id, slot);
         }
     }
 
     /// Replaces both edge lists of a task (used when its lists changed behind the graph's back).
-    pub fn set_edges(&mut self, slot: Slot, blocks: Vec<String>, blocked_by: Vec<String>) {
+    pub fn set_edges(&mut self, slot: Slot, blocks: Edges, blocked_by: Edges) {
         for (side, new) in [(Side::Blocks, blocks), (Side::BlockedBy, blocked_by)] {
             for id in &new {
-                link_rev(self.rev_map(side), id, slot);
+                link_rev(&mut self.ids, side, id, slot);
             }
             let old = std::mem::replace(self.entry_mut(slot).node.edges_mut(side), new);
             for id in &old {
-                unlink_rev(self.rev_map(side), id, slot);
+                unlink_rev(&mut self.ids, side, id, slot);
             }
         }
         let blockers: Vec<Slot> = self
@@ -523,11 +515,7 @@ impl<P> Graph<P> {
                 .all(|id| self.first_slot(id).is_none_or(|b| b < s))
         });
         if forward_only {
-            for slot in 0..self.entries.len() {
-                self.rank[slot] = slot as u64;
-            }
-            self.next_rank = self.entries.len() as u64;
-            self.ranked = true;
+            self.rank_in_list_order();
             return;
         }
         let (order, left) = self.kahn_by(|s| s);
@@ -538,6 +526,15 @@ impl<P> Graph<P> {
             self.rank[slot as usize] = r as u64;
         }
         self.next_rank = self.len() as u64;
+        self.ranked = true;
+    }
+
+    /// Ranks every task by its slot: right when each task waits only on tasks listed before it.
+    fn rank_in_list_order(&mut self) {
+        for slot in 0..self.entries.len() {
+            self.rank[slot] = slot as u64;
+        }
+        self.next_rank = self.entries.len() as u64;
         self.ranked = true;
     }
 
@@ -685,20 +682,30 @@ impl<P: Clone> Graph<P> {
         for node in self.nodes() {
             fresh.insert(node.clone());
         }
-        let sorted = |m: &HashMap<String, Slots>, g: &Graph<P>| {
-            let mut v: Vec<(String, Vec<usize>)> = m
+        // Every id in use, with the positions of its first task and of the lists naming it.
+        let sorted = |g: &Graph<P>| {
+            let positions = |s: &super::id_index::Slots| {
+                let mut p: Vec<usize> = s.iter().map(|s| g.position(*s)).collect();
+                p.sort_unstable();
+                p
+            };
+            assert!(!g.ids.keeps_unused(), "an unused id was kept");
+            let mut v: Vec<_> = g
+                .ids
                 .iter()
-                .map(|(k, s)| {
-                    let mut p: Vec<usize> = s.iter().map(|s| g.position(*s)).collect();
-                    p.sort_unstable();
-                    (k.clone(), p)
+                .map(|(k, u)| {
+                    (
+                        k,
+                        u.first.map(|s| g.position(s)),
+                        positions(&u.dependents),
+                        positions(&u.blockers),
+                    )
                 })
                 .collect();
             v.sort();
             v
         };
-        assert_eq!(sorted(&self.dependents, self), sorted(&fresh.dependents, &fresh));
-        assert_eq!(sorted(&self.blockers, self), sorted(&fresh.blockers, &fresh));
+        assert_eq!(sorted(self), sorted(&fresh));
         assert_eq!(self.numeric, fresh.numeric);
         if self.ranked {
             for slot in self.slots() {

@@ -4,6 +4,10 @@
 
 use std::cmp::Ordering;
 
+/// A task id as stored: inline up to 24 bytes, so AgentScope's numeric ids never allocate and
+/// copying one into an index costs no allocation.
+pub type Id = compact_str::CompactString;
+
 /// A non-negative integer id value of any size, ordered numerically (no allocation up to 38 digits).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum NumericId {
@@ -90,6 +94,10 @@ fn is_py_space(b: u8) -> bool {
 /// Parses an id the way Python's `int(id)` does (base 10): surrounding whitespace, an optional
 /// sign, digits with single underscores between them.
 pub fn parse_numeric(id: &str) -> ParsedId {
+    // The usual id: plain digits.
+    if let Some(value) = NumericId::from_digits(id) {
+        return ParsedId::Value(value);
+    }
     if !id.is_ascii() {
         return ParsedId::NeedsHost;
     }

@@ -6,8 +6,11 @@
 //! - [`native`]: [`TaskGraph`], which also owns the task fields; [`queries`] and [`render`] add
 //!   what AgentScope lacks (ready tasks, topological order, validate/repair, Mermaid/DOT).
 
+mod canonical;
 pub mod graph;
+mod id_index;
 pub mod ids;
+mod json_text;
 pub mod model;
 pub mod native;
 pub mod ops;
@@ -16,9 +19,12 @@ pub mod queries;
 pub mod render;
 
 #[cfg(test)]
+mod json_tests;
+#[cfg(test)]
 mod tests;
 
-pub use graph::{Graph, Node, Side};
+pub use graph::{Edges, Graph, Node, Side};
+pub use ids::Id;
 pub use model::{ContextRecord, Status, TaskData, TaskRecord, TaskState};
 pub use native::{LoadError, TaskGraph, UpdateReport};
 pub use ops::{Change, TaskError, UpdateOutcome, UpdateRequest};

@@ -7,6 +7,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::ids::Id;
+
 /// A task's state (AgentScope's `Literal["pending", "in_progress", "completed"]`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -102,16 +104,16 @@ pub struct TaskRecord {
     pub state: TaskState,
     /// The task id (default: a random hex id, like AgentScope's).
     #[serde(default = "random_id")]
-    pub id: String,
+    pub id: Id,
     /// Who owns the task.
     #[serde(default)]
     pub owner: Option<String>,
     /// Ids of the tasks this task blocks.
     #[serde(default)]
-    pub blocks: Vec<String>,
+    pub blocks: Vec<Id>,
     /// Ids of the tasks this task waits on.
     #[serde(default)]
-    pub blocked_by: Vec<String>,
+    pub blocked_by: Vec<Id>,
 }
 
 /// The shape of AgentScope's `TaskContext.model_dump()`.
@@ -151,7 +153,7 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 /// A random 32-hex-digit id (the shape of AgentScope's default `uuid4().hex`).
-pub fn random_id() -> String {
+pub fn random_id() -> Id {
     let state = std::collections::hash_map::RandomState::new();
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -166,7 +168,7 @@ pub fn random_id() -> String {
     let bits = (u128::from(half(1)) << 64) | u128::from(half(2));
     // Version 4, variant 1 bits, as uuid4 has them.
     let bits = (bits & !(0xf << 76) & !(0x3 << 62)) | (0x4 << 76) | (0x2 << 62);
-    format!("{bits:032x}")
+    compact_str::format_compact!("{bits:032x}")
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
 //! The native task graph: AgentScope's task semantics with all task data held in Rust.
 
-use serde::Serialize;
-use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use super::graph::{Graph, Node, Resolver};
+use super::canonical;
+use super::graph::{Edges, Graph, Node, Resolver};
+use super::ids::Id;
+use super::json_text::write_str;
 use super::model::{ContextRecord, TaskData, TaskRecord, TaskState, now_iso};
 use super::ops::{self, TaskError, UpdateRequest};
 
@@ -99,9 +100,9 @@ impl TaskGraph {
             owner: None,
         };
         self.graph.insert(Node {
-            id: id.clone(),
-            blocks: Vec::new(),
-            blocked_by: Vec::new(),
+            id: id.as_str().into(),
+            blocks: Edges::new(),
+            blocked_by: Edges::new(),
             payload,
         });
         id
@@ -175,16 +176,11 @@ impl TaskGraph {
 
     /// Parses the JSON of a `TaskContext` (`{"tasks": [...]}`), naming the offending path on error.
     pub fn from_json(json: &str, resolver: Resolver) -> Result<Self, LoadError> {
-        // Fast path: tasks go straight into a pre-sized index (no list of records in between).
-        let mut de = serde_json::Deserializer::from_str(json);
-        let seed = ContextSeed {
-            resolver,
-            capacity: json.len() / JSON_BYTES_PER_TASK,
-        };
-        if let Ok(graph) = de.deserialize_map(seed).and_then(|g| de.end().map(|()| g)) {
+        // Fast path: the layout `to_json` and pydantic write, read straight into the index.
+        if let Some(graph) = canonical::read(json, resolver) {
             return Self::checked(graph);
         }
-        // Anything unusual (even if valid) goes the general way, which also names bad paths.
+        // Anything else (even if valid) goes the general way, which also names bad paths.
         match serde_json::from_str::<ContextRecord>(json) {
             Ok(ctx) => Self::from_records(ctx.tasks, resolver),
             // Parse again, slowly, only to name the offending path.
@@ -203,7 +199,7 @@ impl TaskGraph {
             .tasks()
             .map(|n| {
                 let t = &n.payload;
-                let edges = |ids: &[String]| ids.iter().map(|id| id.len() + 3).sum::<usize>();
+                let edges = |ids: &[Id]| ids.iter().map(|id| id.len() + 3).sum::<usize>();
                 t.subject.len()
                     + t.description.len()
                     + t.created_at.len()
@@ -233,30 +229,43 @@ impl TaskGraph {
 fn write_task(out: &mut Vec<u8>, node: &Node<TaskData>) {
     let t = &node.payload;
     out.extend_from_slice(b"{\"subject\":");
-    write_value(out, &t.subject);
+    write_str(out, &t.subject);
     out.extend_from_slice(b",\"description\":");
-    write_value(out, &t.description);
+    write_str(out, &t.description);
     out.extend_from_slice(b",\"metadata\":");
-    write_value(out, &t.metadata);
+    if t.metadata.is_empty() {
+        out.extend_from_slice(b"{}");
+    } else {
+        // A JSON map never fails to serialize into a `Vec`.
+        let _ = serde_json::to_writer(&mut *out, &t.metadata);
+    }
     out.extend_from_slice(b",\"created_at\":");
-    write_value(out, &t.created_at);
+    write_str(out, &t.created_at);
     out.extend_from_slice(b",\"state\":\"");
     out.extend_from_slice(t.state.as_str().as_bytes());
     out.extend_from_slice(b"\",\"id\":");
-    write_value(out, &node.id);
+    write_str(out, &node.id);
     out.extend_from_slice(b",\"owner\":");
-    write_value(out, &t.owner);
+    match &t.owner {
+        Some(owner) => write_str(out, owner),
+        None => out.extend_from_slice(b"null"),
+    }
     out.extend_from_slice(b",\"blocks\":");
-    write_value(out, &node.blocks);
+    write_ids(out, &node.blocks);
     out.extend_from_slice(b",\"blocked_by\":");
-    write_value(out, &node.blocked_by);
+    write_ids(out, &node.blocked_by);
     out.push(b'}');
 }
 
-/// Appends the compact JSON of a value; strings, string lists and JSON maps never fail to
-/// serialize into a `Vec`, so there is no error to report.
-fn write_value<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
-    let _ = serde_json::to_writer(out, value);
+fn write_ids(out: &mut Vec<u8>, ids: &[Id]) {
+    out.push(b'[');
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, id);
+    }
+    out.push(b']');
 }
 
 fn load_error<E: std::fmt::Display>(e: &serde_path_to_error::Error<E>) -> LoadError {
@@ -268,16 +277,11 @@ fn load_error<E: std::fmt::Display>(e: &serde_path_to_error::Error<E>) -> LoadEr
     })
 }
 
-/// A task's JSON is rarely shorter than this (an empty one with a short id and date takes about
-/// 150 bytes), so `len / JSON_BYTES_PER_TASK` tasks are reserved up front: room for every task in
-/// the usual case, and at most a small multiple of the input's size otherwise.
-const JSON_BYTES_PER_TASK: usize = 160;
-
 fn node_of(r: TaskRecord) -> Node<TaskData> {
     Node {
         id: r.id,
-        blocks: r.blocks,
-        blocked_by: r.blocked_by,
+        blocks: Edges::from_vec(r.blocks),
+        blocked_by: Edges::from_vec(r.blocked_by),
         payload: TaskData {
             subject: r.subject,
             description: r.description,
@@ -286,59 +290,6 @@ fn node_of(r: TaskRecord) -> Node<TaskData> {
             state: r.state,
             owner: r.owner,
         },
-    }
-}
-
-/// Reads `{"tasks": [...]}` (other keys ignored, as pydantic does) into an index: visited as a
-/// map at the top, then used as the seed of the `tasks` list.
-struct ContextSeed {
-    resolver: Resolver,
-    capacity: usize,
-}
-
-impl<'de> DeserializeSeed<'de> for ContextSeed {
-    type Value = Graph<TaskData>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ContextSeed {
-    type Value = Graph<TaskData>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a TaskContext")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (resolver, capacity) = (self.resolver, self.capacity);
-        let mut graph = None;
-        while let Some(key) = map.next_key::<&'de str>()? {
-            if key != "tasks" {
-                map.next_value::<IgnoredAny>()?;
-            } else if graph.is_none() {
-                graph = Some(map.next_value_seed(ContextSeed { resolver, capacity })?);
-            } else {
-                return Err(A::Error::duplicate_field("tasks"));
-            }
-        }
-        Ok(graph.unwrap_or_else(|| Graph::new(resolver)))
-    }
-
-    /// The `tasks` list: each record becomes a node as soon as it is read.
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut graph = Graph::new(self.resolver);
-        graph.reserve(self.capacity);
-        let mut failed = None;
-        graph.extend(std::iter::from_fn(|| match seq.next_element::<TaskRecord>() {
-            Ok(record) => record.map(node_of),
-            Err(e) => {
-                failed = Some(e);
-                None
-            }
-        }));
-        failed.map_or(Ok(graph), Err)
     }
 }
 

@@ -9,6 +9,7 @@
 use std::fmt;
 
 use super::graph::{Graph, Side};
+use super::ids::Id;
 use super::model::Status;
 use super::order::Slot;
 
@@ -16,9 +17,9 @@ use super::order::Slot;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Change {
     /// `list.append(id)`.
-    Append { slot: Slot, side: Side, id: String },
+    Append { slot: Slot, side: Side, id: Id },
     /// `list.remove(id)` (first occurrence).
-    Remove { slot: Slot, side: Side, id: String },
+    Remove { slot: Slot, side: Side, id: Id },
 }
 
 /// Why an operation was refused; nothing was changed.
@@ -192,10 +193,10 @@ fn relate<P>(g: &mut Graph<P>, blocker: Slot, blocked: Slot, log: &mut Vec<Chang
     let blocked_id = g.node(blocked).id.clone();
     let new_wait = !g.node(blocked).blocked_by.contains(&blocker_id);
     if new_wait && let Err(path) = g.order_wait(blocker, blocked) {
-        let path = path.into_iter().map(|s| g.node(s).id.clone()).collect();
+        let path = path.into_iter().map(|s| g.node(s).id.to_string()).collect();
         return Err(TaskError::Cycle {
-            blocker: blocker_id,
-            blocked: blocked_id,
+            blocker: blocker_id.into(),
+            blocked: blocked_id.into(),
             path,
         });
     }
@@ -246,7 +247,7 @@ fn link<P>(
         if let Some(ids) = add_blocks {
             let new: Vec<&String> = ids
                 .iter()
-                .filter(|id| !g.node(slot).blocks.contains(id))
+                .filter(|id| !g.node(slot).blocks.iter().any(|b| b == id.as_str()))
                 .collect();
             added.0 = !new.is_empty();
             for id in new {
@@ -257,7 +258,7 @@ fn link<P>(
         if let Some(ids) = req.add_blocked_by {
             let new: Vec<&String> = ids
                 .iter()
-                .filter(|id| !g.node(slot).blocked_by.contains(id))
+                .filter(|id| !g.node(slot).blocked_by.iter().any(|b| b == id.as_str()))
                 .collect();
             added.1 = !new.is_empty();
             for id in new {
@@ -290,7 +291,7 @@ fn detach<P>(g: &mut Graph<P>, id: &str, side: Side, log: &mut Vec<Change>) {
             log.push(Change::Remove {
                 slot,
                 side,
-                id: id.to_owned(),
+                id: id.into(),
             });
         }
     }

@@ -43,7 +43,12 @@ impl Order {
     /// Appends a new alive slot at the end and returns it.
     pub fn push(&mut self) -> Slot {
         let i = self.alive.len() + 1; // 1-based index of the new node
-        let covered = self.prefix(i - 1) - self.prefix(i - lowbit(i));
+        // The node counts the alive slots in (i - lowbit(i), i]: all of them when none died.
+        let covered = if self.live == self.alive.len() {
+            lowbit(i) - 1
+        } else {
+            self.prefix(i - 1) - self.prefix(i - lowbit(i))
+        };
         self.tree.push(covered as u32 + 1);
         self.alive.push(true);
         self.live += 1;

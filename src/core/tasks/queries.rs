@@ -2,8 +2,8 @@
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use super::graph::{Graph, Resolver, Side};
-use super::ids::compare_ids;
+use super::graph::{Edges, Graph, Resolver, Side};
+use super::ids::{Id, compare_ids};
 use super::model::{TaskData, TaskRecord, TaskState};
 use super::native::{LoadError, TaskGraph};
 use super::ops::TaskError;
@@ -135,7 +135,7 @@ fn cycles(g: &Graph<TaskData>, left: Vec<Slot>) -> Vec<Vec<Slot>> {
 }
 
 fn ids(g: &Graph<TaskData>, slots: &[Slot]) -> Vec<String> {
-    slots.iter().map(|s| g.node(*s).id.clone()).collect()
+    slots.iter().map(|s| g.node(*s).id.to_string()).collect()
 }
 
 fn cycle_problem(g: &Graph<TaskData>, cycle: &[Slot]) -> Problem {
@@ -173,7 +173,7 @@ impl TaskGraph {
         let g = &self.graph;
         let self_loop = g.slots().find(|s| g.node(*s).blocked_by.contains(&g.node(*s).id));
         if let Some(s) = self_loop {
-            let id = g.node(s).id.clone();
+            let id = g.node(s).id.to_string();
             return Err(TaskError::Cycle {
                 blocker: id.clone(),
                 blocked: id.clone(),
@@ -204,7 +204,7 @@ impl TaskGraph {
             for side in [Side::Blocks, Side::BlockedBy] {
                 let mut seen: HashSet<&str> = HashSet::new();
                 for other in node.edges(side) {
-                    let pair = vec![node.id.clone(), other.clone()];
+                    let pair = vec![node.id.to_string(), other.to_string()];
                     let field = side.field();
                     if !seen.insert(other) {
                         continue; // a repeated id is reported once, at its first occurrence
@@ -262,8 +262,8 @@ impl TaskGraph {
         let slots: Vec<Slot> = g.slots().collect();
         for &slot in &slots {
             let node = g.node(slot);
-            let keep = |list: &[String]| {
-                let mut out: Vec<String> = Vec::new();
+            let keep = |list: &[Id]| {
+                let mut out = Edges::new();
                 for id in list {
                     if *id != node.id && g.first_slot(id).is_some() && !out.contains(id) {
                         out.push(id.clone());
@@ -319,12 +319,16 @@ impl TaskGraph {
     /// each id.
     pub fn problems_in(records: Vec<TaskRecord>, resolver: Resolver) -> Result<Vec<Problem>, LoadError> {
         let mut problems = Vec::new();
-        let mut first_at: HashMap<String, usize> = HashMap::new();
+        let mut first_at: HashMap<Id, usize> = HashMap::new();
         let mut kept = Vec::new();
         for (i, record) in records.into_iter().enumerate() {
             if let Some(first) = first_at.get(&record.id) {
                 let message = format!("tasks[{first}] and tasks[{i}] both have the id {:?}", record.id);
-                problems.push(Problem::new(ProblemKind::DuplicateId, vec![record.id], message));
+                problems.push(Problem::new(
+                    ProblemKind::DuplicateId,
+                    vec![record.id.into()],
+                    message,
+                ));
                 continue;
             }
             first_at.insert(record.id.clone(), i);

@@ -118,11 +118,12 @@ fn snapshot(g: &TaskGraph) -> Naive {
         tasks: g
             .tasks()
             .map(|n| {
+                let strings = |ids: &[Id]| ids.iter().map(Id::to_string).collect();
                 (
-                    n.id.clone(),
+                    n.id.to_string(),
                     n.payload.state,
-                    n.blocks.clone(),
-                    n.blocked_by.clone(),
+                    strings(&n.blocks),
+                    strings(&n.blocked_by),
                 )
             })
             .collect(),
@@ -283,7 +284,7 @@ fn ready_and_order_follow_dependencies() {
     );
     assert_eq!(g.ready(), vec!["2"]);
     // AgentScope's quirk: the completed task keeps its own `blocks`.
-    assert_eq!(g.get("1").unwrap().blocks, vec!["2"]);
+    assert_eq!(g.get("1").unwrap().blocks.as_slice(), ["2"]);
     assert!(g.validate().is_empty());
 }
 
@@ -408,7 +409,7 @@ fn deletes_remove_every_edge_and_keep_order() {
             .take(99)
             .all(|n| n.blocks.is_empty() && n.blocked_by.is_empty())
     );
-    assert_eq!(g.get("200").unwrap().blocked_by, vec!["199"]);
+    assert_eq!(g.get("200").unwrap().blocked_by.as_slice(), ["199"]);
     assert_eq!(g.create(String::new(), String::new(), Map::new(), None), "201");
 }
 

@@ -19,11 +19,15 @@ pub fn type_error(what: &str, expected: &str, got: &Bound<'_, PyAny>) -> String 
 
 /// A `str` argument.
 pub fn string(obj: &Bound<'_, PyAny>, what: &str) -> Result<String, String> {
+    text(obj, what).map(str::to_owned)
+}
+
+/// A `str` argument, borrowed from the Python object.
+pub fn text<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> Result<&'a str, String> {
     let s = obj
         .cast::<PyString>()
         .map_err(|_| type_error(what, "a string", obj))?;
     s.to_str()
-        .map(str::to_owned)
         .map_err(|e| format!("{what} is not valid UTF-8 text: {e}"))
 }
 

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{args, state};
 use crate::core::tasks::{
-    ContextRecord, LoadError, Node, Problem, TaskData, TaskError, TaskGraph, TaskState,
+    ContextRecord, Id, LoadError, Node, Problem, TaskData, TaskError, TaskGraph, TaskState,
 };
 use crate::py::convert::to_json_value;
 use crate::py::exceptions::{CycleError, InvalidInputError, StateLoadError, TaskNotFoundError};
@@ -104,10 +104,16 @@ fn task_dict<'py>(py: Python<'py>, node: &Node<TaskData>) -> PyResult<Bound<'py,
         TaskState::Completed => intern!(py, "completed"),
     };
     d.set_item(intern!(py, "state"), state)?;
-    d.set_item(intern!(py, "id"), &node.id)?;
+    d.set_item(intern!(py, "id"), node.id.as_str())?;
     d.set_item(intern!(py, "owner"), &t.owner)?;
-    d.set_item(intern!(py, "blocks"), &node.blocks)?;
-    d.set_item(intern!(py, "blocked_by"), &node.blocked_by)?;
+    d.set_item(
+        intern!(py, "blocks"),
+        PyList::new(py, node.blocks.iter().map(Id::as_str))?,
+    )?;
+    d.set_item(
+        intern!(py, "blocked_by"),
+        PyList::new(py, node.blocked_by.iter().map(Id::as_str))?,
+    )?;
     Ok(d)
 }
 

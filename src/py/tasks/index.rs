@@ -25,7 +25,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use super::args;
 use super::text;
 use crate::core::tasks::order::Slot;
-use crate::core::tasks::{Change, Graph, Node, Side, Status, TaskError, ops};
+use crate::core::tasks::{Change, Edges, Graph, Id, Node, Side, Status, TaskError, ops};
 
 /// A call's result: the text and whether it succeeded (False = an ERROR result).
 type Reply = (String, bool);
@@ -35,13 +35,17 @@ fn error(kind: &str, message: impl std::fmt::Display) -> Reply {
 }
 
 /// Reads a list of str (a task's `blocks` / `blocked_by`), naming the task on bad content.
-fn read_ids(list: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<String>> {
+fn read_ids(list: &Bound<'_, PyAny>, what: &str) -> PyResult<Edges> {
     let list = list
         .cast::<PyList>()
         .map_err(|_| state_error(args::type_error(what, "a list", list)))?;
     list.iter()
         .enumerate()
-        .map(|(i, item)| args::string(&item, &format!("{what}[{i}]")).map_err(state_error))
+        .map(|(i, item)| {
+            args::text(&item, &format!("{what}[{i}]"))
+                .map(Id::from)
+                .map_err(state_error)
+        })
         .collect()
 }
 
@@ -50,7 +54,7 @@ fn state_error(message: String) -> PyErr {
 }
 
 /// Whether a task's edge list still equals the cached one (no allocation when it does).
-fn same_ids(list: &Bound<'_, PyAny>, cached: &[String]) -> bool {
+fn same_ids(list: &Bound<'_, PyAny>, cached: &[Id]) -> bool {
     let Ok(list) = list.cast::<PyList>() else {
         return false;
     };
@@ -67,7 +71,8 @@ fn same_ids(list: &Bound<'_, PyAny>, cached: &[String]) -> bool {
 fn read_node(task: &Bound<'_, PyAny>, at: usize) -> PyResult<Node<Py<PyAny>>> {
     let py = task.py();
     let what = |field: &str| format!("tasks_context.tasks[{at}].{field}");
-    let id = args::string(&task.getattr(intern!(py, "id"))?, &what("id")).map_err(state_error)?;
+    let id = task.getattr(intern!(py, "id"))?;
+    let id = args::text(&id, &what("id")).map(Id::from).map_err(state_error)?;
     let blocks = read_ids(&task.getattr(intern!(py, "blocks"))?, &what("blocks"))?;
     let blocked_by = read_ids(&task.getattr(intern!(py, "blocked_by"))?, &what("blocked_by"))?;
     Ok(Node {
@@ -258,7 +263,7 @@ impl TaskStateIndex {
                 let node = self.graph.node(slot);
                 let deleting = status == Some(Status::Deleted);
                 let mut around: Vec<Slot> = self.graph.dependents(&node.id).to_vec();
-                let mut names: Vec<&String> = node.blocks.iter().collect();
+                let mut names: Vec<&Id> = node.blocks.iter().collect();
                 if deleting {
                     around.extend_from_slice(self.graph.blockers(&node.id));
                     names.extend(node.blocked_by.iter());
@@ -294,9 +299,9 @@ impl TaskStateIndex {
             };
             let list = self.graph.node(slot).payload.bind(py).getattr(field)?;
             if append {
-                list.call_method1(intern!(py, "append"), (id,))?;
+                list.call_method1(intern!(py, "append"), (id.as_str(),))?;
             } else {
-                list.call_method1(intern!(py, "remove"), (id,))?;
+                list.call_method1(intern!(py, "remove"), (id.as_str(),))?;
             }
         }
         Ok(())
@@ -480,9 +485,9 @@ impl TaskStateIndex {
             tasks.append(&task)?;
             let text = ops::created_message(&id, task.getattr(intern!(py, "subject"))?.str()?.to_str()?);
             let node = Node {
-                id,
-                blocks: Vec::new(),
-                blocked_by: Vec::new(),
+                id: id.into(),
+                blocks: Edges::new(),
+                blocked_by: Edges::new(),
                 payload: task.unbind(),
             };
             this.graph.insert(node);

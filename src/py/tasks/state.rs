@@ -7,7 +7,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::{Map, Value};
 
 use crate::core::tasks::model::{TaskState, now_iso, random_id};
-use crate::core::tasks::{Status, TaskRecord};
+use crate::core::tasks::{Id, Status, TaskRecord};
 use crate::py::convert::to_json_value;
 
 /// The records of `state["tasks"]` when every value has the plain shape (metadata checked for
@@ -41,7 +41,7 @@ fn read_task(task: &Bound<'_, PyDict>) -> Option<TaskRecord> {
             "metadata" => metadata = Some(json_object(&value)?),
             "created_at" => created_at = Some(text(&value)?),
             "state" => state = Status::parse(&text(&value)?)?.state()?,
-            "id" => id = Some(text(&value)?),
+            "id" => id = Some(Id::from(value_str(&value)?)),
             "owner" if value.is_none() => owner = None,
             "owner" => owner = Some(text(&value)?),
             "blocks" => blocks = ids(&value)?,
@@ -63,7 +63,11 @@ fn read_task(task: &Bound<'_, PyDict>) -> Option<TaskRecord> {
 }
 
 fn text(value: &Bound<'_, PyAny>) -> Option<String> {
-    value.cast::<PyString>().ok()?.to_str().ok().map(str::to_owned)
+    value_str(value).map(str::to_owned)
+}
+
+fn value_str<'a>(value: &'a Bound<'_, PyAny>) -> Option<&'a str> {
+    value.cast::<PyString>().ok()?.to_str().ok()
 }
 
 /// A metadata dict as a JSON object (NaN, infinities and bytes refused).
@@ -78,7 +82,7 @@ fn json_object(value: &Bound<'_, PyAny>) -> Option<Map<String, Value>> {
     }
 }
 
-fn ids(value: &Bound<'_, PyAny>) -> Option<Vec<String>> {
+fn ids(value: &Bound<'_, PyAny>) -> Option<Vec<Id>> {
     let list = value.cast_exact::<PyList>().ok()?;
-    list.iter().map(|id| text(&id)).collect()
+    list.iter().map(|id| Some(Id::from(value_str(&id)?))).collect()
 }
