@@ -111,24 +111,29 @@ OPS: dict[str, Op] = {
 }
 
 
-def time_op(side: str, op: Op, n: int, calls: int, seed: int) -> float:
-    """Median µs per call of `op` at size n."""
-    tools = {name: getattr(SIDES[side], name)() for name in ("TaskCreate", "TaskGet", "TaskList", "TaskUpdate")}
-    rng = random.Random(seed)
+def time_op(op: Op, n: int, calls: int, seed: int) -> dict[str, float]:
+    """Median µs per call of `op` at size n, per side. The sides take turns, one batch each on a
+    fresh state, so a slow spell of a shared machine falls on both rather than on one."""
+    tools = {
+        side: {name: getattr(module, name)() for name in ("TaskCreate", "TaskGet", "TaskList", "TaskUpdate")}
+        for side, module in SIDES.items()
+    }
+    rngs = {side: random.Random(seed) for side in SIDES}
     batch = max(1, n // 50)
-    samples: list[int] = []
-    while len(samples) < calls:
-        state = chained_state(n)
-        run(tools["TaskGet"](_agent_state=state, task_id="1"))  # warm up (builds planmode's index)
-        for _ in range(min(batch, calls - len(samples))):
-            call = op(tools, state, rng)
-            gc.disable()
-            t0 = time.thread_time_ns()
-            chunk = run(call["tool"](_agent_state=state, **call["kw"]))
-            samples.append(time.thread_time_ns() - t0)
-            gc.enable()
-            assert chunk.state != "error", chunk
-    return statistics.median(samples) / 1000
+    samples: dict[str, list[int]] = {side: [] for side in SIDES}
+    while len(samples["planmode"]) < calls:
+        for side in SIDES:
+            state = chained_state(n)
+            run(tools[side]["TaskGet"](_agent_state=state, task_id="1"))  # warm up (builds planmode's index)
+            for _ in range(min(batch, calls - len(samples[side]))):
+                call = op(tools[side], state, rngs[side])
+                gc.disable()
+                t0 = time.thread_time_ns()
+                chunk = run(call["tool"](_agent_state=state, **call["kw"]))
+                samples[side].append(time.thread_time_ns() - t0)
+                gc.enable()
+                assert chunk.state != "error", chunk
+    return {side: statistics.median(times) / 1000 for side, times in samples.items()}
 
 
 def time_reload(side: str, n: int, reps: int) -> float:
@@ -183,8 +188,8 @@ def main() -> None:
         calls = args.calls if n <= 1_000 else max(50, args.calls // 4)
         for name, op in OPS.items():
             reps = max(5, calls // 20) if name == "list" else calls
-            theirs = time_op("AgentScope", op, n, reps, seed=n)
-            mine = time_op("planmode", op, n, reps, seed=n)
+            times = time_op(op, n, reps, seed=n)
+            theirs, mine = times["AgentScope"], times["planmode"]
             ours_at[name, n] = mine
             print(f"{name:<12} {n:>7} {theirs:>14.1f} {mine:>12.1f} {theirs / mine:>8.1f}x")
         reps = 20 if n <= 1_000 else 5
