@@ -34,6 +34,13 @@ def run(coro: Coroutine[Any, Any, ToolChunk]) -> ToolChunk:
     raise AssertionError("the tool call suspended")
 
 
+def call(tool: builtin.ToolBase, **kwargs: Any) -> ToolChunk:
+    """Calls a tool the way a toolkit does (through ``__call__``) and returns its one chunk."""
+    chunk = run(tool(**kwargs))  # type: ignore[arg-type]
+    assert isinstance(chunk, ToolChunk), chunk
+    return chunk
+
+
 @contextmanager
 def factories(tag: str) -> Iterator[None]:
     """Deterministic AgentScope ids and timestamps, so chunks can be compared whole."""
@@ -238,10 +245,30 @@ def test_duplicate_ids_and_malformed_state() -> None:
 
     state = AgentState()
     state.tasks_context.tasks.append({"id": "1"})  # type: ignore[arg-type]
-    chunk = run(ours.TaskCreate()(_agent_state=state, subject="s", description=""))
+    chunk = call(ours.TaskCreate(), _agent_state=state, subject="s", description="")
     assert chunk.state == "error" and p.text(chunk).startswith("TaskStateError:")
     state.tasks_context.tasks.clear()
-    assert run(ours.TaskCreate()(_agent_state=state, subject="s", description="")).state == "running"
+    assert call(ours.TaskCreate(), _agent_state=state, subject="s", description="").state == "running"
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda t: t[1].blocked_by.append(7), "tasks_context.tasks[1].blocked_by[1] must be a string, got int"),
+        (lambda t: setattr(t[2], "blocks", "x"), "tasks_context.tasks[2].blocks must be a list, got str"),
+        (lambda t: object.__setattr__(t[0], "id", 5), "tasks_context.tasks[0].id must be a string, got int"),
+    ],
+)
+def test_malformed_task_fields_are_named(damage: Callable[[list[Task]], object], message: str) -> None:
+    state = AgentState()
+    for _ in range(3):
+        call(ours.TaskCreate(), _agent_state=state, subject="s", description="")
+    call(ours.TaskUpdate(), _agent_state=state, task_id="2", add_blocked_by=["1"])
+    damage(state.tasks_context.tasks)
+    ours.resync_tasks(state)
+    chunk = call(ours.TaskGet(), _agent_state=state, task_id="3")
+    assert chunk.state == "error"
+    assert Pair().text(chunk) == f"TaskStateError: {message}"
 
 
 def test_needs_an_agent_state_like_agentscope() -> None:
