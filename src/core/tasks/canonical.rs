@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use super::graph::{Edges, Graph, Node, Resolver};
 use super::ids::Id;
 use super::json_text::plain_len;
-use super::model::{TaskData, TaskState};
+use super::model::{Status, TaskData, TaskState};
 
 /// A task's JSON is rarely shorter than this (an empty one with a short id and date takes about
 /// 150 bytes), so `len / JSON_BYTES_PER_TASK` tasks are reserved up front: room for every task in
@@ -102,17 +102,7 @@ impl<'a> Cursor<'a> {
     }
 
     fn state(&mut self) -> Option<TaskState> {
-        [TaskState::Pending, TaskState::InProgress, TaskState::Completed]
-            .into_iter()
-            .find(|state| {
-                let name = state.as_str().as_bytes();
-                let rest = self.rest();
-                rest.len() > name.len() + 1
-                    && rest[0] == b'"'
-                    && rest[1..].starts_with(name)
-                    && rest[name.len() + 1] == b'"'
-            })
-            .inspect(|state| self.at += state.as_str().len() + 2)
+        Status::parse(&self.string()?)?.state()
     }
 
     /// A JSON string: borrowed when it has no escapes, decoded by serde_json when it has.
@@ -128,14 +118,8 @@ impl<'a> Cursor<'a> {
             self.at += stop + 2;
             return Some(Cow::Borrowed(text));
         }
-        // Find the closing quote (an escaped character is skipped whole), then decode (serde_json
-        // refuses raw control characters).
-        let mut at = stop;
-        while body[at] == b'\\' {
-            at += 2;
-            at += memchr::memchr2(b'"', b'\\', body.get(at..)?)?;
-        }
-        let quoted = &self.text[self.at..self.at + at + 2];
+        // Escaped: decode the whole string with serde_json (which refuses raw control characters).
+        let quoted = &self.text[self.at..self.at + closing_quote(body)? + 2];
         let text = serde_json::from_str::<String>(quoted).ok()?;
         self.at += quoted.len();
         Some(Cow::Owned(text))
@@ -172,6 +156,17 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Where the string whose text starts `body` ends: the index of its closing quote (an escaped
+/// character is skipped whole).
+fn closing_quote(body: &[u8]) -> Option<usize> {
+    let mut at = memchr::memchr2(b'"', b'\\', body)?;
+    while body[at] == b'\\' {
+        at += 2;
+        at += memchr::memchr2(b'"', b'\\', body.get(at..)?)?;
+    }
+    Some(at)
+}
+
 /// The length of the bracketed value at the start of `bytes` (strings skipped, escapes
 /// included); whether it is valid JSON is left to the parser that reads it.
 fn bracketed_len(bytes: &[u8]) -> Option<usize> {
@@ -186,13 +181,7 @@ fn bracketed_len(bytes: &[u8]) -> Option<usize> {
                     return Some(at + 1);
                 }
             }
-            b'"' => loop {
-                at += 1 + memchr::memchr2(b'"', b'\\', bytes.get(at + 1..)?)?;
-                if bytes[at] == b'"' {
-                    break;
-                }
-                at += 1; // the escaped character
-            },
+            b'"' => at += 1 + closing_quote(bytes.get(at + 1..)?)?,
             _ => {}
         }
         at += 1;

@@ -6,7 +6,8 @@ use serde_json::{Map, Value, json};
 
 use super::*;
 
-fn general(json: &str) -> Result<TaskGraph, LoadError> {
+/// The general (serde) reader alone.
+pub(super) fn general(json: &str) -> Result<TaskGraph, LoadError> {
     let ctx: ContextRecord = serde_json::from_str(json).map_err(|e| LoadError(e.to_string()))?;
     TaskGraph::from_records(ctx.tasks, |_| None)
 }

@@ -244,26 +244,24 @@ fn link<P>(
     }
     let mut added = (false, false);
     let result = (|| {
-        if let Some(ids) = add_blocks {
+        for (side, ids) in [(Side::Blocks, add_blocks), (Side::BlockedBy, req.add_blocked_by)] {
+            let Some(ids) = ids else { continue };
             let new: Vec<&String> = ids
                 .iter()
-                .filter(|id| !g.node(slot).blocks.iter().any(|b| b == id.as_str()))
+                .filter(|id| !g.node(slot).edges(side).iter().any(|e| e == id.as_str()))
                 .collect();
-            added.0 = !new.is_empty();
-            for id in new {
-                let other = g.first_slot(id).expect("checked");
-                relate(g, slot, other, log)?;
+            let any_new = !new.is_empty();
+            match side {
+                Side::Blocks => added.0 = any_new,
+                Side::BlockedBy => added.1 = any_new,
             }
-        }
-        if let Some(ids) = req.add_blocked_by {
-            let new: Vec<&String> = ids
-                .iter()
-                .filter(|id| !g.node(slot).blocked_by.iter().any(|b| b == id.as_str()))
-                .collect();
-            added.1 = !new.is_empty();
             for id in new {
                 let other = g.first_slot(id).expect("checked");
-                relate(g, other, slot, log)?;
+                let (blocker, blocked) = match side {
+                    Side::Blocks => (slot, other),
+                    Side::BlockedBy => (other, slot),
+                };
+                relate(g, blocker, blocked, log)?;
             }
         }
         Ok(())

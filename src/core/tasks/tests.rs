@@ -345,10 +345,7 @@ fn loading_refuses_bad_data_with_a_path() {
 #[test]
 fn fast_json_load_matches_the_general_one() {
     let task = r#"{"subject":"s\u00e9","description":"d","metadata":{"k":[1,null]},"created_at":"t","id":"7","blocks":["8"]}"#;
-    let general = |json: &str| {
-        let ctx: ContextRecord = serde_json::from_str(json).unwrap();
-        TaskGraph::from_records(ctx.tasks, |_| None).unwrap().to_json()
-    };
+    let general = |json: &str| super::json_tests::general(json).unwrap().to_json();
     // Plain, extra keys, an escaped key, the list form serde also accepts, no tasks at all.
     for json in [
         format!(r#"{{"tasks":[{task}]}}"#),

@@ -19,16 +19,17 @@ pub fn type_error(what: &str, expected: &str, got: &Bound<'_, PyAny>) -> String 
 
 /// A `str` argument.
 pub fn string(obj: &Bound<'_, PyAny>, what: &str) -> Result<String, String> {
-    text(obj, what).map(str::to_owned)
+    text(obj, || what.to_owned()).map(str::to_owned)
 }
 
-/// A `str` argument, borrowed from the Python object.
-pub fn text<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> Result<&'a str, String> {
-    let s = obj
-        .cast::<PyString>()
-        .map_err(|_| type_error(what, "a string", obj))?;
-    s.to_str()
-        .map_err(|e| format!("{what} is not valid UTF-8 text: {e}"))
+/// A `str` borrowed from the Python object; `what` names it, and is built only for an error.
+pub fn text<'a>(obj: &'a Bound<'_, PyAny>, what: impl FnOnce() -> String) -> Result<&'a str, String> {
+    match obj.cast::<PyString>() {
+        Ok(s) => s
+            .to_str()
+            .map_err(|e| format!("{} is not valid UTF-8 text: {e}", what())),
+        Err(_) => Err(type_error(&what(), "a string", obj)),
+    }
 }
 
 /// A `str | None` argument.

@@ -34,14 +34,6 @@ fn error(kind: &str, message: impl std::fmt::Display) -> Reply {
     (format!("{kind}: {message}"), false)
 }
 
-/// A task's str field; the field is named (built by `what`) only when it is not a str.
-fn field_text<'a>(value: &'a Bound<'_, PyAny>, what: impl FnOnce() -> String) -> PyResult<&'a str> {
-    match value.cast::<PyString>().ok().and_then(|s| s.to_str().ok()) {
-        Some(text) => Ok(text),
-        None => Err(state_error(args::text(value, &what()).err().unwrap_or_default())),
-    }
-}
-
 /// Reads a list of str (a task's `blocks` / `blocked_by`), naming the task on bad content.
 fn read_ids(list: &Bound<'_, PyAny>, what: impl Fn() -> String) -> PyResult<Edges> {
     let list = list
@@ -49,7 +41,11 @@ fn read_ids(list: &Bound<'_, PyAny>, what: impl Fn() -> String) -> PyResult<Edge
         .map_err(|_| state_error(args::type_error(&what(), "a list", list)))?;
     list.iter()
         .enumerate()
-        .map(|(i, item)| field_text(&item, || format!("{}[{i}]", what())).map(Id::from))
+        .map(|(i, item)| {
+            args::text(&item, || format!("{}[{i}]", what()))
+                .map(Id::from)
+                .map_err(state_error)
+        })
         .collect()
 }
 
@@ -76,7 +72,7 @@ fn read_node(task: &Bound<'_, PyAny>, at: usize) -> PyResult<Node<Py<PyAny>>> {
     let py = task.py();
     let what = |field: &'static str| move || format!("tasks_context.tasks[{at}].{field}");
     let id = task.getattr(intern!(py, "id"))?;
-    let id = Id::from(field_text(&id, what("id"))?);
+    let id = Id::from(args::text(&id, what("id")).map_err(state_error)?);
     let blocks = read_ids(&task.getattr(intern!(py, "blocks"))?, what("blocks"))?;
     let blocked_by = read_ids(&task.getattr(intern!(py, "blocked_by"))?, what("blocked_by"))?;
     Ok(Node {
