@@ -19,7 +19,7 @@ async def test_one_middleware_per_turn_brings_the_plan_tools(tmp_path: Path) -> 
     assert len(inspect.signature(wiring.middlewares).parameters) == 4
     workspace = LocalWorkspace(workdir=str(tmp_path))
     middlewares = await wiring.middlewares("u", "a", "s", workspace)
-    assert [type(m) for m in middlewares] == [PlanModeMiddleware]
+    assert len(middlewares) == 1 and isinstance(middlewares[0], PlanModeMiddleware)
     # the app registers middleware tools in the toolkit itself (agentscope.app._service._toolkit)
     names = {tool.name for tool in await middlewares[0].list_tools()}
     assert {"plan_enter", "plan_write", "plan_exit", "todo_write", "TaskCreate", "TaskUpdate"} <= names

@@ -18,6 +18,7 @@ from agentscope.permission import PermissionBehavior, PermissionDecision
 
 from ._permission_engine import PermissionEngine
 from ._permission_mode import rebind_agentscope_engine
+from ._plan._guard import require_gate_while_planning
 
 __all__ = ["PermissionMiddleware"]
 
@@ -52,7 +53,9 @@ class PermissionMiddleware(MiddlewareBase):
         next_handler: Callable[..., AsyncGenerator[Any, None]],
     ) -> AsyncGenerator[Any, None]:
         """Points AgentScope's engine at the live context before a reply (rules approved at a
-        confirmation are added through it), then passes every event through."""
+        confirmation are added through it), then passes every event through. Refuses an agent
+        whose state is in plan mode without the plan-mode middleware (``PlanStateError``)."""
+        require_gate_while_planning(agent)
         rebind_agentscope_engine(agent)
         async for event in next_handler(**input_kwargs):
             yield event

@@ -73,24 +73,40 @@ def _blocks(message: Msg) -> list[Any]:
     return [] if isinstance(message.content, str) else list(message.content)
 
 
-def _model_turns(message: Msg) -> int:
-    """How many model turns an assistant message holds (one tool call or one text answer each)."""
-    if message.role != "assistant":
-        return 0
-    return sum(1 for block in _blocks(message) if getattr(block, "type", None) in ("tool_call", "text"))
+def _script_text(message: Msg, block: Any) -> str | None:
+    """The text of a block that may carry a script: a user's text, or a hint (a team message
+    delivered to a worker's inbox, which is how a team leader hands its workers their script)."""
+    if getattr(block, "type", None) == "hint":
+        hint = getattr(block, "hint", None)
+        return hint if isinstance(hint, str) else None
+    if message.role == "user" and getattr(block, "type", None) == "text":
+        return str(getattr(block, "text", ""))
+    return None
 
 
 def _directed_step(messages: list[Msg], _tools: list[dict[str, Any]] | None) -> ChatResponse:
-    """Plays the step numbered by the model turns taken since the last script message."""
-    start = None
+    """Plays the step numbered by the model turns taken since the last script (in a user message or
+    a team message)."""
+    found: tuple[int, int, str] | None = None
     for index, message in enumerate(messages):
-        if message.role == "user" and SCRIPT_MARKER in (message.get_text_content() or ""):
-            start = index
-    if start is None:
+        if isinstance(message.content, str):
+            if message.role == "user" and SCRIPT_MARKER in message.content:
+                found = (index, -1, message.content)
+            continue
+        for position, block in enumerate(message.content):
+            text = _script_text(message, block)
+            if text is not None and SCRIPT_MARKER in text:
+                found = (index, position, text)
+    if found is None:
         return say("(no script in the conversation)")
-    text = messages[start].get_text_content() or ""
+    start, at, text = found
     steps, _ = json.JSONDecoder().raw_decode(text, text.index(SCRIPT_MARKER) + len(SCRIPT_MARKER))
-    taken = sum(_model_turns(message) for message in messages[start + 1 :])
+    taken = 0
+    for index, message in enumerate(messages[start:], start):
+        if message.role != "assistant":
+            continue
+        blocks = _blocks(message)[at + 1:] if index == start else _blocks(message)
+        taken += sum(1 for block in blocks if getattr(block, "type", None) in ("tool_call", "text"))
     if taken >= len(steps):
         return say("(script exhausted)")
     step = steps[taken]
@@ -129,8 +145,10 @@ def create_scripted_app(
     workspace_dir: str = "workspaces",
     admin_token: str,
     plan_dir: str = "plans",
+    wiring_options: dict[str, Any] | None = None,
 ) -> Any:
-    """AgentScope's app on Redis with plan mode wired into every session and the admin router mounted."""
+    """AgentScope's app on Redis with plan mode wired into every session and the admin router mounted
+    (``wiring_options``: more ``PlanModeWiring`` options)."""
     from agentscope.app import create_app
     from agentscope.app.message_bus import RedisMessageBus
     from agentscope.app.storage import RedisStorage
@@ -138,7 +156,7 @@ def create_scripted_app(
 
     from ._admin import PlanModeWiring, admin_router
 
-    wiring = PlanModeWiring(plan_dir=plan_dir)
+    wiring = PlanModeWiring(plan_dir=plan_dir, **(wiring_options or {}))
     app = create_app(
         storage=RedisStorage(host=redis_host, port=redis_port),
         message_bus=RedisMessageBus(host=redis_host, port=redis_port),
@@ -153,10 +171,12 @@ def create_scripted_app(
 
 def app_from_env() -> Any:
     """``uvicorn --factory planmode.agentscope.scripted_app:app_from_env`` (PLANMODE_REDIS_PORT,
-    PLANMODE_WORKSPACE_DIR, PLANMODE_ADMIN_TOKEN, optional PLANMODE_REDIS_HOST)."""
+    PLANMODE_WORKSPACE_DIR, PLANMODE_ADMIN_TOKEN, optional PLANMODE_REDIS_HOST and
+    PLANMODE_WIRING_OPTIONS, a JSON object of ``PlanModeWiring`` options)."""
     return create_scripted_app(
         redis_host=os.environ.get("PLANMODE_REDIS_HOST", "127.0.0.1"),
         redis_port=int(os.environ["PLANMODE_REDIS_PORT"]),
         workspace_dir=os.environ["PLANMODE_WORKSPACE_DIR"],
         admin_token=os.environ["PLANMODE_ADMIN_TOKEN"],
+        wiring_options=json.loads(os.environ.get("PLANMODE_WIRING_OPTIONS") or "{}"),
     )

@@ -2,7 +2,8 @@
 //!
 //! Rules: the plan directory is relative (no absolute path, no `..`), every existing
 //! directory on the way must resolve inside the workspace (a symlinked directory pointing
-//! outside is refused), the plan file itself must not be a symlink, and writes go to a
+//! outside is refused), the plan file itself must not be a symlink nor have a second hard
+//! link (either would let a file outside the plan be read as the plan), and writes go to a
 //! temporary file in the same directory that is then renamed over the plan file.
 
 use std::fs::{self, OpenOptions};
@@ -22,6 +23,27 @@ fn escape(msg: String) -> PlanError {
 
 fn io_err(what: &str, path: &Path, e: &std::io::Error) -> PlanError {
     PlanError::Io(format!("{what} {}: {e}", path.display()))
+}
+
+/// Refuses a plan file with more than one hard link: its text is also another file's,
+/// possibly one outside the workspace.
+#[cfg(unix)]
+fn check_single_link(meta: &fs::Metadata, path: &Path) -> PlanResult<()> {
+    use std::os::unix::fs::MetadataExt;
+    if meta.nlink() > 1 {
+        return Err(escape(format!(
+            "plan file {} has {} hard links; refusing to read or write through it (remove the other links)",
+            path.display(),
+            meta.nlink()
+        )));
+    }
+    Ok(())
+}
+
+/// Hard-link counts are a Unix notion; elsewhere there is nothing to refuse.
+#[cfg(not(unix))]
+fn check_single_link(_meta: &fs::Metadata, _path: &Path) -> PlanResult<()> {
+    Ok(())
 }
 
 /// Normalizes a configured plan directory: relative, `/`-separated, without `.` parts.
@@ -187,6 +209,7 @@ impl Workspace {
                 "{} exists and is not a regular file",
                 path.display()
             ))),
+            Ok(m) => check_single_link(&m, &path).map(|()| Some(path)),
             _ => Ok(Some(path)),
         }
     }
@@ -202,6 +225,9 @@ impl Workspace {
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io_err("cannot open", &path, &e)),
         };
+        // Checked again on the open file: a link made after `resolve` must not slip through.
+        let meta = f.metadata().map_err(|e| io_err("cannot inspect", &path, &e))?;
+        check_single_link(&meta, &path)?;
         let mut bytes = Vec::new();
         let limit = u64::try_from(max_bytes).unwrap_or(u64::MAX).saturating_add(1);
         (&mut f)

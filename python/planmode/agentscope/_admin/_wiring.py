@@ -8,6 +8,7 @@ from agentscope.middleware import MiddlewareBase
 from agentscope.workspace import WorkspaceBase
 
 from .._plan import PlanMode
+from .._plan._team import AppSession, TeamPlanModeMiddleware
 
 
 class PlanModeWiring:
@@ -21,6 +22,13 @@ class PlanModeWiring:
     than ungated ones. The app appends extra middlewares after its own (inbox, state change, tool
     offload), none of which decides permissions, so the plan-mode gate still runs before any tool.
 
+    Team workers (``AgentCreate``, ``AgentInvite``) follow their leader: while the leader plans or
+    awaits approval they are gated read-only per ``subagent_policy`` (``enforce`` by default,
+    ``ceiling`` or ``off``), on whichever node they run; the leader's phase is read from the app's
+    storage. Options are the ``PlanMode`` options (except ``workspace_dir``, which is each
+    session's workspace) and are checked here: an unknown option or a bad value raises
+    ``InvalidInputError`` at construction.
+
     Every session gets its own plan file (``per_agent_paths=True`` unless you pass otherwise): the app
     lets the sessions of one agent share a workspace, and which session got the plain ``PLAN.md`` first
     would otherwise depend on which process ran it first, so two sessions could meet on one file when
@@ -28,8 +36,10 @@ class PlanModeWiring:
     """
 
     def __init__(self, *, plan_dir: str = "plans", **plan_mode_options: Any) -> None:
+        options = {"per_agent_paths": True, **plan_mode_options}
+        PlanMode.check_options(plan_dir=plan_dir, **options)
         self.plan_dir = plan_dir
-        self.plan_mode_options = {"per_agent_paths": True, **plan_mode_options}
+        self.plan_mode_options = options
 
     def __repr__(self) -> str:
         options = "".join(f", {key}={value!r}" for key, value in self.plan_mode_options.items())
@@ -40,4 +50,4 @@ class PlanModeWiring:
     ) -> list[MiddlewareBase]:
         """``extra_agent_middlewares`` factory: this turn's plan-mode middleware (it brings the tools)."""
         plan = PlanMode(workspace_dir=workspace.workdir, plan_dir=self.plan_dir, **self.plan_mode_options)
-        return [plan.middleware()]
+        return [TeamPlanModeMiddleware(plan, AppSession(user_id, agent_id, session_id))]

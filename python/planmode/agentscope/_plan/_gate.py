@@ -19,15 +19,15 @@ from agentscope.tool import ToolBase
 
 from ..._core import PlanBook
 from ...exceptions import PlanModeError
+from . import _identity as kinds
 from . import _store, _texts
 from ._shell import shell_is_read_only
+from ._tools import _summary
 from ._texts import (
-    AGENT_CONTEXT_TOOL_NAMES,
     PLAN_ENTER,
     PLAN_EXIT,
     PLAN_TOOL_NAMES,
     PLAN_WRITE,
-    TASK_TOOL_NAMES,
     TODO_WRITE,
 )
 
@@ -50,6 +50,9 @@ def _deny(text: str) -> PermissionDecision:
 class PlanModeMiddleware(MiddlewareBase):
     """Enforces read-only planning, asks a human at ``plan_exit`` and keeps the model
     informed. Create it with ``PlanMode.middleware()`` (or ``PlanMode.attach_child``)."""
+
+    #: The denial text when the parent's phase cannot be known.
+    parent_unknown_text = _texts.PARENT_UNKNOWN
 
     def __init__(self, plan: PlanMode, *, parent: Agent | None = None,
                  policy: SubagentPolicy | None = None, plan_tools: bool = True) -> None:
@@ -93,6 +96,20 @@ class PlanModeMiddleware(MiddlewareBase):
         parent = self._parent() if self._parent is not None else self.plan.primary()
         return parent if parent is not agent else None
 
+    def _inherited_policy(self) -> SubagentPolicy | None:
+        """How this agent follows a planning parent (None: it has no parent)."""
+        return self.policy if self.is_child else None
+
+    async def _parent_plans(self, agent: Agent) -> bool | None:
+        """Whether the parent plans now; None when the parent is not known (fail closed)."""
+        parent = self._parent_agent(agent)
+        return None if parent is None else self._parent_active(parent)
+
+    def _parent_plans_hint(self, agent: Agent) -> bool:
+        """For the model's note: whether the parent plans (no I/O)."""
+        parent = self._parent_agent(agent)
+        return parent is not None and self._parent_active(parent)
+
     def _check_first(self, agent: Agent) -> None:
         chain = getattr(agent, "_check_permission_middlewares", None)
         if chain and chain[0] is not self:
@@ -108,6 +125,8 @@ class PlanModeMiddleware(MiddlewareBase):
                        next_handler: Callable[..., AsyncGenerator[Any, None]]) -> AsyncGenerator[Any, None]:
         """Binds the plan file, settles rejections/interrupts of a parked plan_exit, then replies."""
         self._check_first(agent)
+        self.plan.identity.check_toolkit(agent)
+        self.plan.note_gated(agent.state)
         book = self._book(agent, restore=True)
         names = agent.injection_config.task_tool_names
         names.extend(n for n in (PLAN_ENTER, PLAN_WRITE, PLAN_EXIT, TODO_WRITE) if n not in names)
@@ -154,10 +173,8 @@ class PlanModeMiddleware(MiddlewareBase):
             banner = _texts.planning_banner(self.plan.abs_path(book), book.revision, book.sha256,
                                             self.plan.allow_shell_in_plan_mode, self.plan.extra_allowed_tools)
             return _texts.wrap_hint(banner, todos)
-        if self.is_child and self.policy == "enforce":
-            parent = self._parent_agent(agent)
-            if parent is not None and self._parent_active(parent):
-                return _texts.wrap_hint(_texts.child_note(), todos)
+        if self._inherited_policy() == "enforce" and self._parent_plans_hint(agent):
+            return _texts.wrap_hint(_texts.child_note(), todos)
         body = self._build_body(book) if book.phase == "building" else None
         return _texts.wrap_hint(body, todos)
 
@@ -177,7 +194,7 @@ class PlanModeMiddleware(MiddlewareBase):
                                   next_handler: Callable[..., Awaitable[PermissionDecision]]) -> PermissionDecision:
         """Runs before every other permission check (this middleware must be first)."""
         tool_call, tool, tool_input = input_kwargs["tool_call"], input_kwargs["tool"], input_kwargs["tool_input"]
-        name = tool.name
+        name = self.plan.identity.kind(agent, tool)  # by identity: a planmode tool's kind is its name
         if name in PLAN_TOOL_NAMES and not self.plan_tools:
             return _deny(_texts.SUBAGENT_NO_PLAN_TOOLS.format(tool=name))
         if name in PLAN_TOOL_NAMES:  # the agent uses plan mode: give it its plan path now
@@ -188,13 +205,13 @@ class PlanModeMiddleware(MiddlewareBase):
                 return await next_handler(**input_kwargs)
         if name in (PLAN_ENTER, PLAN_WRITE, TODO_WRITE):
             return _allow(f"{name} is a plan-mode tool.")
-        verdict = await self._restriction(agent, tool, tool_input)
+        verdict = await self._restriction(agent, tool, name, tool_input)
         if verdict == "deny":
             return _deny(_texts.DENIED)
         if verdict == "parent_unknown":
-            return _deny(_texts.PARENT_UNKNOWN)
+            return _deny(self.parent_unknown_text)
         if verdict == "allow":
-            return _allow(f"{name} is allowed in PLAN mode.")
+            return _allow(f"{tool.name} is allowed in PLAN mode.")
         return await next_handler(**input_kwargs)
 
     def _ask_for_approval(self, agent: Agent, book: PlanBook, call_id: str,
@@ -206,8 +223,11 @@ class PlanModeMiddleware(MiddlewareBase):
             revision = book.check_exit()
         except PlanModeError:
             return _allow("plan_exit reports why no approval can be requested.")
-        summary = tool_input.get("summary")
-        summary = summary if isinstance(summary, str) and summary.strip() else None
+        summary = _summary(tool_input.get("summary"))
+        try:  # the core checks the summary (e.g. its size limit); plan_exit reports a refusal
+            book.copy().request_exit(agent.state.reply_id, call_id, summary)
+        except PlanModeError:
+            return _allow("plan_exit reports why no approval can be requested.")
         mode = agent.state.permission_context.mode
         if mode == PermissionMode.BYPASS and self.plan.auto_approve_in_bypass:
             book.request_exit(agent.state.reply_id, call_id, summary, auto=True)
@@ -226,29 +246,37 @@ class PlanModeMiddleware(MiddlewareBase):
             suggested_rules=[],
         )
 
-    async def _restriction(self, agent: Agent, tool: ToolBase, tool_input: dict[str, Any]) -> Verdict:
+    async def _restriction(self, agent: Agent, tool: ToolBase, kind: str,
+                           tool_input: dict[str, Any]) -> Verdict:
         if self._active(agent):
-            return await self._planning_verdict(tool, tool_input)
-        if not self.is_child or self.policy == "off":
+            return await self._planning_verdict(tool, kind, tool_input)
+        policy = self._inherited_policy()
+        if policy is None or policy == "off":
             return "delegate"
-        parent = self._parent_agent(agent)
-        if parent is None:
-            verdict = await self._planning_verdict(tool, tool_input)
+        verdict = await self._planning_verdict(tool, kind, tool_input)
+        if verdict == "delegate":  # the same whether or not the parent plans: no need to ask
+            return "delegate"
+        parent_plans = await self._parent_plans(agent)
+        if parent_plans is None:
             return "parent_unknown" if verdict == "deny" else "delegate"
-        if not self._parent_active(parent):
+        if not parent_plans:
             return "delegate"
-        verdict = await self._planning_verdict(tool, tool_input)
-        return "delegate" if self.policy == "ceiling" and verdict == "allow" else verdict
+        return "delegate" if policy == "ceiling" and verdict == "allow" else verdict
 
-    async def _planning_verdict(self, tool: ToolBase, tool_input: dict[str, Any]) -> Verdict:
-        name = tool.name
-        if name in TASK_TOOL_NAMES:
+    async def _planning_verdict(self, tool: ToolBase, kind: str, tool_input: dict[str, Any]) -> Verdict:
+        if kind == kinds.TASK:
             return "allow"
-        if name in self.plan.extra_allowed_tools or name in AGENT_CONTEXT_TOOL_NAMES:
+        if tool.name in self.plan.extra_allowed_tools:
             return "delegate"
-        if name in self.plan.shell_tool_names:
+        if kind in (kinds.AGENT_CONTEXT, kinds.TEAM_SPAWN, kinds.TEAM_MESSAGE):
+            return "delegate"  # what workers then do is gated in their own sessions
+        if kind == kinds.TEAM_DELETE:
+            return "deny"
+        if kind == kinds.SHELL:
             ok = self.plan.allow_shell_in_plan_mode and await shell_is_read_only(tool, tool_input)
             return "delegate" if ok else "deny"
+        if kind == kinds.MCP and not self.plan.trusts_mcp_hint(tool):
+            return "deny"  # a server's readOnlyHint is not trusted unless the user says so
         try:
             read_only = await tool.check_read_only(tool_input)
         except Exception:  # a checker that fails proves nothing: fail closed

@@ -3,10 +3,12 @@ the middleware, and sub-agent attachment. It also owns the plan file of each age
 
 from __future__ import annotations
 
+import inspect
 import os
+import tempfile
 import uuid
 import weakref
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentscope.state import AgentState
 from agentscope.tool import ToolBase
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from agentscope.agent import Agent
 
     from ._gate import PlanModeMiddleware
+    from ._identity import ToolIdentity
 
 SubagentPolicy = Literal["enforce", "ceiling", "off"]
 _POLICIES = ("enforce", "ceiling", "off")
@@ -50,7 +53,13 @@ class PlanMode:
         max_revisions_kept: revisions whose full text is kept in state.
         per_agent_paths: always use ``<plan_dir>/<agent>-<key>/PLAN.md``, even for one agent.
         seed_todos_on_approval: seed an empty todo list from the approved plan's numbered steps.
-        shell_tool_names: tool names treated as a shell (``Bash`` by default).
+        shell_tool_names: tool names also treated as a shell (``Bash`` by default). A name only
+            ever makes a tool stricter; AgentScope's ``Bash`` and ``PowerShell`` (and their
+            subclasses) are shells whatever they are called.
+        shell_tool_types: your own shell tool classes (ToolBase subclasses; their subclasses too).
+        trust_mcp_read_only: MCP servers (``"server"``) or tools (``"server/tool"``) whose
+            ``readOnlyHint`` is trusted while planning. By default no MCP hint is: every MCP
+            tool is denied while planning.
     """
 
     def __init__(
@@ -67,15 +76,22 @@ class PlanMode:
         per_agent_paths: bool = False,
         seed_todos_on_approval: bool = True,
         shell_tool_names: tuple[str, ...] | list[str] = ("Bash",),
+        shell_tool_types: tuple[type[ToolBase], ...] | list[type[ToolBase]] = (),
+        trust_mcp_read_only: tuple[str, ...] | list[str] = (),
     ) -> None:
         if subagent_policy not in _POLICIES:
             raise InvalidInputError(
                 f"unknown subagent_policy {subagent_policy!r}: use one of {', '.join(_POLICIES)}"
             )
         for what, names in (("extra_allowed_tools", extra_allowed_tools),
-                            ("shell_tool_names", shell_tool_names)):
+                            ("shell_tool_names", shell_tool_names),
+                            ("trust_mcp_read_only", trust_mcp_read_only)):
             if isinstance(names, str) or not all(isinstance(n, str) and n for n in names):
                 raise InvalidInputError(f"{what} must be a list of tool names, got {names!r}")
+        if isinstance(shell_tool_types, type) or not all(
+                isinstance(t, type) and issubclass(t, ToolBase) for t in shell_tool_types):
+            raise InvalidInputError(
+                f"shell_tool_types must be a list of ToolBase subclasses, got {shell_tool_types!r}")
         if max_plan_bytes < 1 or max_revisions_kept < 1:
             raise InvalidInputError("max_plan_bytes and max_revisions_kept must be at least 1")
         self.workspace = PlanWorkspace(workspace_dir)
@@ -90,6 +106,10 @@ class PlanMode:
         self.per_agent_paths = per_agent_paths
         self.seed_todos_on_approval = seed_todos_on_approval
         self.shell_tool_names = tuple(shell_tool_names)
+        self.shell_tool_types = tuple(shell_tool_types)
+        self.trust_mcp_read_only = frozenset(trust_mcp_read_only)
+        self._identity: ToolIdentity | None = None
+        self._gated: weakref.WeakValueDictionary[int, AgentState] = weakref.WeakValueDictionary()
         self._middleware: PlanModeMiddleware | None = None
         self._primary: weakref.ref[Agent] | None = None
 
@@ -99,6 +119,45 @@ class PlanMode:
             f"allow_shell_in_plan_mode={self.allow_shell_in_plan_mode}, "
             f"subagent_policy={self.subagent_policy!r})"
         )
+
+    @classmethod
+    def check_options(cls, **options: Any) -> None:
+        """Validates PlanMode options without a workspace (``PlanModeWiring`` uses it at
+        construction, before any session exists): an unknown option or a bad value raises
+        ``InvalidInputError`` naming it."""
+        if "workspace_dir" in options:
+            raise InvalidInputError("workspace_dir is set per session from the session's workspace; remove it")
+        known = [n for n in inspect.signature(cls).parameters if n != "workspace_dir"]
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise InvalidInputError(
+                f"unknown plan-mode option{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}: "
+                f"use one of {', '.join(known)}"
+            )
+        cls(workspace_dir=tempfile.gettempdir(), **options)  # the constructor's own checks
+
+    @property
+    def identity(self) -> ToolIdentity:
+        """How this PlanMode recognises tools (by identity, never by name)."""
+        if self._identity is None:
+            from ._identity import ToolIdentity
+
+            self._identity = ToolIdentity(self)
+        return self._identity
+
+    def trusts_mcp_hint(self, tool: ToolBase) -> bool:
+        """Whether ``trust_mcp_read_only`` names this MCP tool's server or the tool itself."""
+        server = getattr(tool, "mcp_name", None)
+        raw = getattr(getattr(tool, "_tool", None), "name", None)
+        return server in self.trust_mcp_read_only or f"{server}/{raw}" in self.trust_mcp_read_only
+
+    def note_gated(self, state: AgentState) -> None:
+        """Records that this PlanMode's gate serves the agent owning ``state`` (in this process)."""
+        self._gated[id(state)] = state
+
+    def is_gated(self, state: AgentState) -> bool:
+        """Whether this PlanMode's gate has served the agent owning ``state``."""
+        return self._gated.get(id(state)) is state
 
     # ---- what users plug into an Agent -------------------------------------------------
 

@@ -10,8 +10,6 @@ PLAN_EXIT = "plan_exit"
 TODO_WRITE = "todo_write"
 PLAN_TOOL_NAMES = frozenset({PLAN_ENTER, PLAN_WRITE, PLAN_EXIT})
 TASK_TOOL_NAMES = frozenset({"TaskCreate", "TaskGet", "TaskList", "TaskUpdate"})
-#: AgentScope's own agent tools that only touch the agent's context (left to its rules).
-AGENT_CONTEXT_TOOL_NAMES = frozenset({"CompressContext"})
 
 #: The key under which the human's answer travels inside the confirmed plan_exit call.
 ANSWER_KEY = "_planmode_answer"
@@ -43,6 +41,24 @@ SUBAGENT_NO_PLAN_TOOLS = (
 PARENT_UNKNOWN = (
     "Blocked: this sub-agent was attached to plan mode but its parent agent is not known yet, "
     "so it is read-only. Attach it with plan.attach_child(child, parent=parent_agent)."
+)
+
+PARENT_UNKNOWN_TEAM = (
+    "Blocked: this session is a worker of an AgentScope team, but its leader's plan-mode phase "
+    "cannot be read from the app's storage, so it is read-only. Check that the leader session "
+    "still exists."
+)
+
+UNGATED = (
+    "{tool} refused: this agent has planmode's plan tools but not the plan-mode middleware of "
+    "the same PlanMode, so plan mode would be recorded but enforced by nothing. Build the agent "
+    "with middlewares=[plan.middleware(), ...] (first), or in AgentScope's app pass "
+    "extra_agent_middlewares=PlanModeWiring(...).middlewares."
+)
+
+SUMMARY_REFUSED = (
+    "plan_exit refused: {why}. No approval was requested: keep the summary short (the plan "
+    "itself belongs in plan_write) and call plan_exit again."
 )
 
 ENTER_DESCRIPTION = (

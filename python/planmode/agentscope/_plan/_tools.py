@@ -28,6 +28,11 @@ def _error(text: str) -> ToolChunk:
     return _chunk(f"Error: {text}", ToolResultState.ERROR)
 
 
+def _summary(summary: Any) -> str | None:
+    """The summary as the gate records it (a blank or non-string one is no summary)."""
+    return summary if isinstance(summary, str) and summary.strip() else None
+
+
 class _PlanTool(ToolBase):
     """Common ground: state-injected, sequential, bound to one ``PlanMode``."""
 
@@ -47,6 +52,13 @@ class _PlanTool(ToolBase):
         return PermissionDecision(behavior=PermissionBehavior.ALLOW,
                                   message=f"{self.name} is a plan-mode tool.")
 
+    def _ungated(self, state: Any) -> ToolChunk | None:
+        """An ERROR result when no plan-mode gate of this PlanMode serves the agent: plan mode
+        would then be recorded in state but enforced by nothing."""
+        if isinstance(state, AgentState) and self.plan.is_gated(state):
+            return None
+        return _error(_texts.UNGATED.format(tool=self.name))
+
     def _book(self, state: AgentState) -> PlanBook:
         if not isinstance(state, AgentState):
             raise PlanModeError(f"{self.name} needs the agent state (is_state_injected)")
@@ -62,6 +74,8 @@ class PlanEnter(_PlanTool):
 
     async def call(self, _agent_state: AgentState) -> ToolChunk:
         """Enters plan mode; re-entry keeps the plan and its revisions."""
+        if (refused := self._ungated(_agent_state)) is not None:
+            return refused
         book = self._book(_agent_state)
         how = _store.enter(_agent_state, book, "model")
         return _chunk(_texts.entered(self.plan.abs_path(book), how, book.revision), phase=book.phase)
@@ -80,6 +94,8 @@ class PlanWrite(_PlanTool):
 
     async def call(self, _agent_state: AgentState, content: Any = None) -> ToolChunk:
         """Records a new revision and writes the plan file; refuses outside plan mode."""
+        if (refused := self._ungated(_agent_state)) is not None:
+            return refused
         work = self._book(_agent_state)
         try:
             human = self._keep_human_edit(work) if work.phase == "planning" else None
@@ -138,15 +154,21 @@ class PlanExit(_PlanTool):
                    **answer_arg: Any) -> ToolChunk:
         """Applies the human's decision to the pending approval (the summary was recorded by
         the middleware when approval was requested)."""
+        if (refused := self._ungated(_agent_state)) is not None:
+            return refused
         book = self._book(_agent_state)
         extra = set(answer_arg) - {ANSWER_KEY}
         if extra:
             return _error(_texts.PLAN_EXIT_ARGS.format(keys=", ".join(sorted(extra))))
-        if book.phase != "awaiting_approval":
+        if book.phase != "awaiting_approval":  # the gate let it through to report why
             try:
                 book.check_exit()
             except PlanModeError as exc:
                 return _error(str(exc))
+            try:
+                book.copy().request_exit(_agent_state.reply_id, "plan_exit", _summary(summary))
+            except PlanModeError as exc:
+                return _error(_texts.SUMMARY_REFUSED.format(why=exc))
             return _error("plan_exit was not routed through the plan-mode middleware; add "
                           "plan.middleware() FIRST in the agent's middlewares.")
         pending = book.pending or {}
@@ -221,6 +243,8 @@ class TodoWrite(_PlanTool):
 
     async def call(self, _agent_state: AgentState, todos: Any = None) -> ToolChunk:
         """Validates and stores the list; errors name the offending item."""
+        if (refused := self._ungated(_agent_state)) is not None:
+            return refused
         book = self._book(_agent_state)
         try:
             stored = book.set_todos(todos)
