@@ -71,7 +71,7 @@ def wait_results(client: httpx.Client, session: Session, count: int, what: str) 
 def members(client: httpx.Client, lead: Session) -> dict[str, Session]:
     """The leader's team members by name."""
     listed = client.get("/sessions/", params={"agent_id": lead.agent_id}).json()["sessions"]
-    team = next(s["team"] for s in listed if s["session"]["id"] == lead.session_id)
+    team = next(s["team"] for s in listed if s["session"]["id"] == lead.session_id) or {"members": []}
     return {m["agent"]["data"]["name"]: Session(m["agent"]["id"], m["session_id"]) for m in team["members"]}
 
 
