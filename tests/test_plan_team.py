@@ -169,3 +169,21 @@ def test_policies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str) 
             else:
                 assert [(r["state"], output_text(r)) for r in got[:2]] == [("denied", DENIED)] * 2
                 assert not (root / "w.txt").exists()
+
+
+def test_invited_agents_are_read_only_while_the_leader_plans(cluster: Cluster) -> None:
+    with cluster.nodes["node"].client(USER) as client:
+        helper = leader(client, "bypass", name="helper")  # its own agent, session and workspace
+        invite = {"invite_config": {"invitable": True, "invite_description": "Checks things."}}
+        client.patch(f"/agent/{helper.agent_id}", json={"chat_config": invite}).raise_for_status()
+        lead = leader(client, "bypass")
+        target = f"helper@{helper.agent_id[:8]}"
+        send(client, lead, [tool_step("plan_enter", {}), tool_step("TeamCreate", {"name": "t", "description": "d"}),
+                            tool_step("AgentInvite", {"target": target, "prompt": script_message(
+                                [tool_step("Bash", {"command": "echo invited > invited.txt"}), report(),
+                                 say_step("ok")])}),
+                            say_step("planning")])
+        invited = wait_for(lambda: members(client, lead).get("helper"), "the invited agent")
+        got = wait_results(client, invited, 2, "the invited agent's write")
+        assert (got[0]["name"], got[0]["state"], output_text(got[0])) == ("Bash", "denied", DENIED)
+        assert not list(cluster.workdir.rglob("invited.txt"))
