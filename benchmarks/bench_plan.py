@@ -23,17 +23,24 @@ from agentscope.tool import Toolkit
 
 from planmode._core import PlanBook
 from planmode.agentscope import PlanMode, ScriptedChatModel, enter_plan_mode
+from planmode.agentscope._plan._team import AppSession, TeamPlanModeMiddleware
 from planmode.agentscope.demo_tools import ReadFile
 
 
-def per_call(fn: Any, n: int, repeats: int = 5) -> float:
-    """Microseconds per call of an async function (best of ``repeats`` runs of ``n`` calls)."""
-    async def loop() -> float:
+def per_call(variants: dict[str, Any], n: int, repeats: int = 7) -> dict[str, float]:
+    """Microseconds per call of each async function: best of ``repeats`` runs of ``n`` calls, the
+    variants interleaved run by run so that machine noise hits them alike."""
+    async def loop(fn: Any) -> float:
         start = time.perf_counter()
         for _ in range(n):
             await fn()
         return (time.perf_counter() - start) / n * 1e6
-    return min(asyncio.run(loop()) for _ in range(repeats))
+
+    best = dict.fromkeys(variants, float("inf"))
+    for _ in range(repeats):
+        for name, fn in variants.items():
+            best[name] = min(best[name], asyncio.run(loop(fn)))
+    return best
 
 
 class NoOp(MiddlewareBase):
@@ -46,22 +53,29 @@ class NoOp(MiddlewareBase):
 def bench_gate(root: Path, n: int = 2000) -> None:
     tool = ReadFile(root)
     call = ToolCallBlock(id="c1", name="read_file", input="{}")
-    plain = Agent(name="a", system_prompt="s", model=ScriptedChatModel(), toolkit=Toolkit(tools=[tool]))
-    noop = Agent(name="n", system_prompt="s", model=ScriptedChatModel(), toolkit=Toolkit(tools=[tool]),
-                 middlewares=[NoOp()])
+
+    def agent(name: str, middlewares: list[Any], plan: PlanMode | None = None) -> Agent:
+        tools = [tool, *(plan.tools() if plan else [])]
+        return Agent(name=name, system_prompt="s", model=ScriptedChatModel(), toolkit=Toolkit(tools=tools),
+                     middlewares=middlewares)
+
+    plain = agent("a", [])
+    noop = agent("n", [NoOp()])
     plan = PlanMode(workspace_dir=root)
-    gated = Agent(name="b", system_prompt="s", model=ScriptedChatModel(),
-                  toolkit=Toolkit(tools=[tool, *plan.tools()]), middlewares=[plan.middleware()])
-    base = per_call(lambda: plain._check_permission(call, tool, {}), n)
-    empty = per_call(lambda: noop._check_permission(call, tool, {}), n)
-    building = per_call(lambda: gated._check_permission(call, tool, {}), n)
-    enter_plan_mode(gated)
-    planning = per_call(lambda: gated._check_permission(call, tool, {}), n)
-    print(f"permission check per tool call (n={n}):")
-    print(f"  AgentScope engine only        {base:8.1f} us")
-    print(f"  + a no-op middleware          {empty:8.1f} us   ratio {empty / base:5.2f}x")
-    print(f"  + plan-mode gate, building    {building:8.1f} us   ratio {building / base:5.2f}x")
-    print(f"  + plan-mode gate, planning    {planning:8.1f} us   ratio {planning / base:5.2f}x")
+    gated = agent("b", [plan.middleware()], plan)
+    planning = agent("p", [plan.middleware()], plan)
+    enter_plan_mode(planning)
+    app_plan = PlanMode(workspace_dir=root, per_agent_paths=True)
+    app = agent("s", [TeamPlanModeMiddleware(app_plan, AppSession("u", "a", "s"))], app_plan)
+    check = lambda a: (lambda: a._check_permission(call, tool, {}))  # noqa: E731
+    t = per_call({"base": check(plain), "noop": check(noop), "building": check(gated), "planning": check(planning),
+                  "app": check(app)}, n)
+    base = t["base"]
+    print(f"permission check per tool call of a read-only tool (n={n}):")
+    print(f"  AgentScope engine only                    {base:8.1f} us")
+    for key, label in (("noop", "+ a no-op middleware"), ("building", "+ plan-mode gate, building"),
+                       ("planning", "+ plan-mode gate, planning"), ("app", "+ app session gate (PlanModeWiring)")):
+        print(f"  {label:<40}  {t[key]:8.1f} us   ratio {t[key] / base:5.2f}x   vs no-op {t[key] / t['noop']:5.2f}x")
 
 
 def bench_state(n: int = 100) -> None:

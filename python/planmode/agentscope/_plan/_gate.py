@@ -84,6 +84,8 @@ class PlanModeMiddleware(MiddlewareBase):
 
     def _active(self, agent: Agent) -> bool:
         """Whether ``agent`` plans now (cheap: reads only the stored phase when it can)."""
+        if _store.STATE_KEY not in agent.state.middle_context:
+            return False  # plan mode never used
         phase = _store.peek_phase(agent.state) or self._book(agent).phase
         return phase in ("planning", "awaiting_approval")
 

@@ -54,6 +54,8 @@ _UNRESOLVED = object()
 
 def plans(state: AgentState) -> bool:
     """Whether the plan-mode state in ``state`` is planning or awaiting approval."""
+    if _store.STATE_KEY not in state.middle_context:
+        return False  # plan mode never used
     phase = _store.peek_phase(state) or _store.load(state).phase
     return phase in ("planning", "awaiting_approval")
 
