@@ -22,7 +22,7 @@ from ...exceptions import PlanModeError
 from . import _identity as kinds
 from . import _store, _texts
 from ._shell import shell_is_read_only
-from ._tools import _summary
+from ._tools import summary_of
 from ._texts import (
     PLAN_ENTER,
     PLAN_EXIT,
@@ -225,7 +225,7 @@ class PlanModeMiddleware(MiddlewareBase):
             revision = book.check_exit()
         except PlanModeError:
             return _allow("plan_exit reports why no approval can be requested.")
-        summary = _summary(tool_input.get("summary"))
+        summary = summary_of(tool_input.get("summary"))
         try:  # the core checks the summary (e.g. its size limit); plan_exit reports a refusal
             book.copy().request_exit(agent.state.reply_id, call_id, summary)
         except PlanModeError:

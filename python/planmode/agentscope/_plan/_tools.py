@@ -28,7 +28,7 @@ def _error(text: str) -> ToolChunk:
     return _chunk(f"Error: {text}", ToolResultState.ERROR)
 
 
-def _summary(summary: Any) -> str | None:
+def summary_of(summary: Any) -> str | None:
     """The summary as the gate records it (a blank or non-string one is no summary)."""
     return summary if isinstance(summary, str) and summary.strip() else None
 
@@ -166,7 +166,7 @@ class PlanExit(_PlanTool):
             except PlanModeError as exc:
                 return _error(str(exc))
             try:
-                book.copy().request_exit(_agent_state.reply_id, "plan_exit", _summary(summary))
+                book.copy().request_exit(_agent_state.reply_id, "plan_exit", summary_of(summary))
             except PlanModeError as exc:
                 return _error(_texts.SUMMARY_REFUSED.format(why=exc))
             return _error("plan_exit was not routed through the plan-mode middleware; add "
