@@ -182,8 +182,13 @@ def test_invited_agents_are_read_only_while_the_leader_plans(cluster: Cluster) -
                             tool_step("AgentInvite", {"target": target, "prompt": script_message(
                                 [tool_step("Bash", {"command": "echo invited > invited.txt"}), report(),
                                  say_step("ok")])}),
+                            tool_step("TeamDelete", {}),
                             say_step("planning")])
         invited = wait_for(lambda: members(client, lead).get("helper"), "the invited agent")
         got = wait_results(client, invited, 2, "the invited agent's write")
         assert (got[0]["name"], got[0]["state"], output_text(got[0])) == ("Bash", "denied", DENIED)
         assert not list(cluster.workdir.rglob("invited.txt"))
+        # TeamDelete says it is read-only, but deletes the workers: denied while planning
+        deleted = next(r for r in wait_results(client, lead, 4, "the leader") if r["name"] == "TeamDelete")
+        assert (deleted["state"], output_text(deleted)) == ("denied", DENIED)
+        assert "helper" in members(client, lead)
