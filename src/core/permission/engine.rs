@@ -613,6 +613,33 @@ mod tests {
         );
     }
 
+    /// A source that counts the rules read.
+    struct Counting<'a>(&'a [CompiledRule], usize);
+
+    impl RuleSource for Counting<'_> {
+        type Error = Infallible;
+
+        fn rule(&mut self, list: RuleList, index: usize) -> Result<Option<&CompiledRule>, Infallible> {
+            if list != RuleList::Deny {
+                return Ok(None);
+            }
+            self.1 += 1;
+            Ok(self.0.get(index))
+        }
+    }
+
+    #[test]
+    fn rules_after_the_deciding_one_are_never_read() {
+        let deny: Vec<CompiledRule> = (0..1000)
+            .map(|i| rule(Some(if i == 2 { "git:*" } else { "tool:*" })))
+            .collect();
+        let mut source = Counting(&deny, 0);
+        let mut ev = Evaluation::new(Mode::Default);
+        let step = ev.advance(Reply::Start, &mut source, &Subject::Command("git log".into()));
+        assert_eq!(step, Ok(Step::Done(Outcome::DenyRule(2))));
+        assert_eq!(source.1, 3);
+    }
+
     #[test]
     fn wrong_replies_are_protocol_errors() {
         let mut ev = Evaluation::new(Mode::Default);
