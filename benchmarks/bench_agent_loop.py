@@ -112,7 +112,9 @@ def state_bytes(agent: Agent) -> int:
 
 async def loop_section(calls: int, rounds: int) -> None:
     """The agent-loop table (see the module doc)."""
-    stock_times, ours_times, sizes = [], [], {}
+    stock_times: list[float] = []
+    ours_times: list[float] = []
+    sizes: dict[str, tuple[int, int]] = {}
     for r in range(rounds):
         with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
             stock = stock_agent(Path(a), [*mixed_calls(Path(a), calls), say("done")])

@@ -267,15 +267,17 @@ class PlanModeMiddleware(MiddlewareBase):
 
 class _Shown:
     """What an agent's context shows of plan mode: the newest `<plan-mode>` note part and the newest
-    `<todos>` list (from a note or a todo_write result), read once and then only from the messages
-    added since (``context`` is the list read, ``count`` its length then, ``last`` its last message,
-    which may have grown since)."""
+    `<todos>` list (from a note or a todo_write result), read once and then only from what was
+    added since: ``context`` is the list read, ``count`` its length then, ``last`` its last
+    message and ``blocks`` how many of that message's blocks were read (a reply appends its
+    blocks to one message)."""
 
-    __slots__ = ("context", "count", "last", "status", "todos")
+    __slots__ = ("blocks", "context", "count", "last", "status", "todos")
 
     def __init__(self, context: list[Any]) -> None:
         self.context = context
         self.count = 0
+        self.blocks = 0
         self.last: Any = None
         self.status: str | None = None
         self.todos: str | None = None
@@ -297,27 +299,31 @@ _SHOWN: weakref.WeakKeyDictionary[Any, _Shown] = weakref.WeakKeyDictionary()
 
 
 def _shown(agent: Agent) -> _Shown:
-    """What ``agent``'s context shows of plan mode now. Reads only the messages added since the
-    last call unless the context was replaced or edited (a compression, a restored state): then
+    """What ``agent``'s context shows of plan mode now. Reads only the blocks added since the
+    last call unless the context was replaced or cut (a compression, a restored state): then
     all of it, from the newest message back."""
     context = agent.state.context
     seen = _SHOWN.get(agent)
     if (seen is not None and seen.context is context and 0 < seen.count <= len(context)
-            and context[seen.count - 1] is seen.last):
-        for msg in context[seen.count - 1:]:
-            if isinstance(msg.content, list):
-                for block in msg.content:
-                    seen.read(block)
+            and context[seen.count - 1] is seen.last and len(_blocks(seen.last)) >= seen.blocks):
+        for index, msg in enumerate(context[seen.count - 1:]):
+            for block in _blocks(msg)[seen.blocks if index == 0 else 0:]:
+                seen.read(block)
     else:
         seen = _SHOWN[agent] = _Shown(context)
         for msg in reversed(context):
             if seen.status is not None and seen.todos is not None:
                 break
-            if isinstance(msg.content, list):
-                for block in reversed(msg.content):
-                    newer = seen.status, seen.todos
-                    seen.status = seen.todos = None
-                    seen.read(block)
-                    seen.status, seen.todos = newer[0] or seen.status, newer[1] or seen.todos
+            for block in reversed(_blocks(msg)):
+                newer = seen.status, seen.todos
+                seen.status = seen.todos = None
+                seen.read(block)
+                seen.status, seen.todos = newer[0] or seen.status, newer[1] or seen.todos
     seen.count, seen.last = len(context), context[-1] if context else None
+    seen.blocks = len(_blocks(seen.last)) if seen.last is not None else 0
     return seen
+
+
+def _blocks(msg: Any) -> list[Any]:
+    """A message's blocks ([] for a plain-text message)."""
+    return msg.content if isinstance(msg.content, list) else []
