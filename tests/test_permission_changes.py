@@ -312,6 +312,7 @@ def test_a_check_busy_with_one_call_refuses_another_clearly_and_is_not_torn() ->
     assert check.step == "check_permissions"
     assert check.tool_decision("safety_ask") == "done_suggest"
     refused: list[BaseException] = []
+    busy: list[str] = []
 
     def attempt(call: Callable[[], Any]) -> None:
         try:
@@ -325,6 +326,7 @@ def test_a_check_busy_with_one_call_refuses_another_clearly_and_is_not_torn() ->
             other.start()
             other.join()
             attempt(lambda: check.decision(None))  # re-entered from the same thread
+            busy.append(repr(check))
             return str.__format__(self, spec)
 
     ask = PermissionDecision(behavior=B.ASK, message="m", decision_reason=Reason("root"), bypass_immune=True)
@@ -334,6 +336,8 @@ def test_a_check_busy_with_one_call_refuses_another_clearly_and_is_not_torn() ->
     for exc in refused:
         assert isinstance(exc, InvalidInputError) and "answering another call" in str(exc)
     assert check.step == "done_suggest" and check.decision(ask) == made
+    assert busy == ["PermissionCheck(<answering a call>)"]
+    assert repr(check).startswith("PermissionCheck(mode=\"dont_ask\", tool=\"nuke\", step=\"done_suggest\"")
 
 
 async def test_deploy_rules_only_the_tool_can_judge_still_decide_in_order() -> None:

@@ -1,11 +1,12 @@
 """``PermissionEngine``: AgentScope's permission engine with the evaluation in Rust.
 
 A drop-in for ``agentscope.permission.PermissionEngine`` (same constructor, ``add_rule`` and
-``async check_permission(tool, tool_input)``, same decisions, messages and suggestions). The rule
-lists are compiled once per change (``planmode._core.RuleCache``); the rules of AgentScope's Bash,
-Read, Write, Edit, Glob and Grep are matched natively, every other rule by the tool's own
-``match_rule``. The tool's ``check_read_only``, ``check_permissions``, ``match_rule`` and
-``generate_suggestions`` may be coroutines or plain functions.
+``async check_permission(tool, tool_input)``, same decisions, messages and suggestions). A check
+reads the live rule lists only up to the deciding rule, each rule compiled once and re-validated by
+identity as it is read (``planmode._core.RuleCache``); the rules of AgentScope's Bash, Read, Write,
+Edit, Glob and Grep are matched natively, every other rule by the tool's own ``match_rule``. The
+tool's ``check_read_only``, ``check_permissions``, ``match_rule`` and ``generate_suggestions`` may
+be coroutines or plain functions.
 """
 
 from __future__ import annotations

@@ -289,14 +289,16 @@ impl PermissionCheck {
         })
     }
 
-    fn __repr__(&self) -> PyResult<String> {
-        let state = self.state()?;
-        Ok(format!(
+    fn __repr__(&self) -> String {
+        let Ok(state) = self.state() else {
+            return "PermissionCheck(<answering a call>)".to_owned();
+        };
+        format!(
             "PermissionCheck(mode={:?}, tool={:?}, step={:?}, outcome={:?})",
             state.evaluation.mode().value(),
             state.tool,
             state.step.text(),
             state.outcome.as_ref().map(|(outcome, _)| outcome)
-        ))
+        )
     }
 }
