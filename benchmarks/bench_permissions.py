@@ -3,7 +3,7 @@
 Both engines decide the same random stream of (mode, rules, tool, input) in one process, and every
 decision is checked to be identical before timing. The workload:
 
-* contexts with 10 or 1,000 random allow / deny / ask rules: Bash prefix (``git:*``), substring and
+* contexts with 10, 1,000 or 10,000 random allow / deny / ask rules (10,000: a tenth of the calls): Bash prefix (``git:*``), substring and
   wildcard rules, path globs (``src/**``, ``*.py``, classes), rules of custom tools. Big rule sets
   are mostly specific rules: 0.2 % are tool-level (no content), 90 % of the rest specific patterns
   that rarely match (``tool123:*``, ``dir123/**``), 10 % broad ones (``git:*``, ``*``, ``*.py``).
@@ -17,8 +17,11 @@ decision is checked to be identical before timing. The workload:
 
 Rates are decisions per CPU-second of this process, best of several alternating passes.
 
-Rows: the whole stream, then the AgentScope tools and the custom tools on their own. Last, the
-read-only shell classifier's throughput on the test corpus (``bench_shell.py``, also runnable alone).
+Rows: the whole stream, then the AgentScope tools and the custom tools on their own. Then the
+scaling table: N deny rules for Bash (``toolN:*`` patterns that do not match) with the deciding
+rule (``git:*``) first, in the middle or absent, at 10 / 1,000 / 10,000 / 100,000 rules: µs per
+decision for each engine and the ratio. Last, the read-only shell classifier's throughput on the
+test corpus (``bench_shell.py``, also runnable alone).
 Run: ``python benchmarks/bench_permissions.py`` (build the extension in release mode first).
 """
 
@@ -115,17 +118,69 @@ async def first_pass(contexts: list[Any], stream: Stream) -> float:
     return len(stream) / (time.process_time() - start)
 
 
+SCALES = (10, 1_000, 10_000, 100_000)
+PLACES = ("first", "middle", "absent")
+
+
+def scaling_context(n_rules: int, place: str) -> Any:
+    """``n_rules`` Bash deny rules that do not match ``git status``, plus the deciding ``git:*``
+    at ``place`` (replacing one of them; ``absent``: none decides, the check falls through)."""
+    from agentscope.permission import PermissionBehavior, PermissionContext, PermissionMode, PermissionRule
+
+    rules = [
+        PermissionRule(tool_name="Bash", rule_content=f"tool{i}:*", behavior=PermissionBehavior.DENY, source="b")
+        for i in range(n_rules)
+    ]
+    if place != "absent":
+        at = 0 if place == "first" else n_rules // 2
+        rules[at] = PermissionRule(tool_name="Bash", rule_content="git:*", behavior=PermissionBehavior.DENY, source="b")
+    return PermissionContext(mode=PermissionMode.DEFAULT, deny_rules={"Bash": rules})
+
+
+async def per_decision(engine: Any, tool: Any, tool_input: dict[str, Any], budget: float) -> float:
+    """CPU seconds per decision: repeated until ``budget`` seconds are spent (at least 3 times)."""
+    count, start = 0, time.process_time()
+    while count < 3 or time.process_time() - start < budget:
+        await engine.check_permission(tool, tool_input)
+        count += 1
+    return (time.process_time() - start) / count
+
+
+async def scaling(budget: float) -> None:
+    """The scaling table (see the module doc)."""
+    from agentscope.tool import Bash
+
+    tool, tool_input = Bash(), {"command": "git status"}
+    print(f"{'rules':>7}  {'deciding rule':<13} {'AgentScope µs':>14} {'planmode µs':>12} {'ratio':>7}")
+    for n_rules in SCALES:
+        for place in PLACES:
+            context = scaling_context(n_rules, place)
+            theirs, ours = AgentScopeEngine(context), PermissionEngine(context)
+            assert await theirs.check_permission(tool, tool_input) == await ours.check_permission(tool, tool_input)
+            best = [float("inf"), float("inf")]
+            for _ in range(3):
+                best[0] = min(best[0], await per_decision(theirs, tool, tool_input, budget))
+                best[1] = min(best[1], await per_decision(ours, tool, tool_input, budget))
+            print(f"{n_rules:>7,}  {place:<13} {best[0] * 1e6:>14,.1f} {best[1] * 1e6:>12,.1f} {best[0] / best[1]:>6.1f}x")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--calls", type=int, default=3000, help="decisions in the stream")
     parser.add_argument("--repeat", type=int, default=5, help="timed passes (the best is kept)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--specific", type=float, default=SPECIFIC, help="share of specific (rarely matching) rules")
+    parser.add_argument("--budget", type=float, default=0.1, help="CPU seconds per scaling measurement")
+    parser.add_argument("--only-scaling", action="store_true", help="print only the scaling table")
     args = parser.parse_args()
+    if args.only_scaling:
+        await scaling(args.budget)
+        return
 
     print(f"{'rules':>5}  {'calls':<16} {'AgentScope dec/s':>16} {'planmode dec/s':>15} {'ratio':>7}")
-    for n_rules in (10, 1000):
-        contexts, stream = make_stream(random.Random(args.seed), n_rules, 5, args.calls, args.specific)
+    for n_rules in (10, 1_000, 10_000):
+        calls = args.calls if n_rules <= 1_000 else max(args.calls // 10, 100)  # AgentScope is slow there
+        contexts, stream = make_stream(random.Random(args.seed), n_rules, 5, calls, args.specific)
         groups = {
             "all": stream,
             "AgentScope tools": [c for c in stream if is_agentscope_tool(c[1])],
@@ -136,9 +191,12 @@ async def main() -> None:
             print(f"{n_rules:>5}  {label:<16} {theirs:>16,.0f} {ours:>15,.0f} {ours / theirs:>6.1f}x")
         cold = await first_pass(contexts, stream)
         print(f"{n_rules:>5}  {'all, first pass':<16} {'':>16} {cold:>15,.0f}   (rules compiled on first use)")
+    print()
+    await scaling(args.budget)
 
 
 if __name__ == "__main__":
     asyncio.run(main())
-    print()
-    bench_shell.main()
+    if "--only-scaling" not in sys.argv:
+        print()
+        bench_shell.main()

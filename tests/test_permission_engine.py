@@ -177,21 +177,20 @@ async def test_rule_changes_are_seen_however_they_are_made() -> None:
     assert (await check())[0] is B.ALLOW
 
 
-async def test_unchanged_rules_are_compiled_once_and_appends_incrementally() -> None:
+async def test_rules_are_compiled_once_and_only_as_far_as_a_decision_reads() -> None:
     context = PermissionContext()
     engine = PermissionEngine(context)
     for i in range(50):
         engine.add_rule(PermissionRule(tool_name="Bash", rule_content=f"tool{i}:*", behavior=B.ALLOW, source="t"))
     tool = Bash()
     await engine.check_permission(tool, {"command": "tool7 run"})
-    compiled = engine._rules.compiled_rules
-    assert compiled == 50
+    assert engine._rules.compiled_rules == 8, "rules after the deciding one are never read"
     for _ in range(5):
         await engine.check_permission(tool, {"command": "tool49 run"})
-    assert engine._rules.compiled_rules == compiled
+    assert engine._rules.compiled_rules == 50
     engine.add_rule(PermissionRule(tool_name="Bash", rule_content="new:*", behavior=B.ALLOW, source="t"))
     assert (await engine.check_permission(tool, {"command": "new thing"})).behavior is B.ALLOW
-    assert engine._rules.compiled_rules == compiled + 1
+    assert engine._rules.compiled_rules == 51, "an append compiles only the new rule"
 
 
 @pytest.mark.parametrize("bad", ["bypass", None, 3])
@@ -218,20 +217,12 @@ async def test_odd_inputs_and_rule_containers_still_match_agentscope() -> None:
 def test_rule_cache_pickles_and_names_itself() -> None:
     from agentscope.permission import PermissionMode as M
 
-    cache = RuleCache(tuple(M), [PermissionRule])
+    cache = RuleCache(tuple(M))
     clone = pickle.loads(pickle.dumps(cache))
     assert repr(clone) == repr(cache)
     assert repr(cache).startswith("RuleCache((<PermissionMode.DEFAULT")
-    assert repr(cache).endswith("plain_types=(<class 'agentscope.permission._rule.PermissionRule'>,))")
     with pytest.raises(ValueError, match="5 PermissionMode members"):
         RuleCache((M.DEFAULT,))
-
-    class Sneaky(PermissionRule):
-        def __getattribute__(self, name: str) -> Any:
-            return super().__getattribute__(name)
-
-    with pytest.raises(ValueError, match="overrides __getattribute__"):
-        RuleCache(tuple(M), [Sneaky])
 
 
 async def test_agentscope_engine_is_a_drop_in() -> None:
@@ -253,14 +244,14 @@ async def test_a_cache_in_use_is_bypassed_not_waited_for() -> None:
 
     class Chatty(str):
         def __format__(self, spec: str) -> str:
-            check = engine._rules.begin(PermissionContext(), "Read", 2, {"file_path": "x"}, True)
+            check = engine._rules.begin(PermissionContext(), "Read", "file", {"file_path": "x"}, True)
             inner.append(check.step)
             return str.__format__(self, spec)
 
     context.deny_rules["deploy"] = [PermissionRule(tool_name="deploy", rule_content="zz", behavior=B.DENY, source="t")]
     context.deny_rules["deploy"][0].rule_content = Chatty("prod")  # not a plain str: compiled via format()
     got = await outcome(engine, Deploy(), {"target": "prod-eu"})
-    assert inner == [3], "the nested check ran (and was decided) while the cache was busy"
+    assert inner == ["done"], "the nested check ran (and was decided) while the cache was busy"
     assert got[:3] == (B.DENY, "Permission to use deploy has been denied", "Rule: prod")
     assert got == await outcome(AgentScopeEngine(context), Deploy(), {"target": "prod-eu"})
 

@@ -108,3 +108,22 @@ async def test_switch_after_replacing_the_state_is_not_left_on_the_old_context()
     assert old_context.mode is PermissionMode.DEFAULT
     await agent.reply(UserMsg(name="user", content="go"))
     assert tool.marks == ["y"]
+
+
+def test_permission_modules_do_not_import_plan_mode() -> None:
+    """Permission modes sit below plan mode: plan mode registers its audit with them, never the
+    other way round (no import circle, not even a function-local one)."""
+    import ast
+    from pathlib import Path
+
+    import planmode.agentscope as package
+
+    root = Path(package.__file__).parent
+    for name in ("_permission_mode", "_permission_engine", "_permission_middleware", "_modes", "_agent_state"):
+        tree = ast.parse((root / f"{name}.py").read_text())
+        imported = [
+            node.module or ""
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+        ] + [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+        assert not [m for m in imported if "_plan" in m], (name, imported)

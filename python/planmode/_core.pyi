@@ -12,8 +12,12 @@ __all__ = [
     "ShellVerdict",
     "classify_shell",
     # ---- permission ----
+    "BehaviorValue",
+    "CheckStep",
+    "MatcherKind",
     "PermissionCheck",
     "RuleCache",
+    "ToolVerdict",
     # ---- plan ----
     "PlanBook",
     "PlanWorkspace",
@@ -135,17 +139,29 @@ def classify_shell(command: str) -> ShellVerdict:
 
 # ---- permission engine (permission) ----
 
-from typing import Any  # noqa: E402  (kept in this section to keep merges apart)
+from typing import Any, Literal, TypeAlias  # noqa: E402  (kept in this section to keep merges apart)
+
+# The words of the check protocol, spelled once in src/py/permission/protocol.rs and exported as
+# these same Literal aliases at run time (a test checks both agree and that the core accepts /
+# produces exactly these).
+MatcherKind: TypeAlias = Literal["tool", "bash", "file", "glob", "grep", "default"]
+"""Which native matcher reproduces a tool's ``match_rule`` (``"tool"``: only the tool can judge)."""
+CheckStep: TypeAlias = Literal["match_rules", "check_read_only", "check_permissions", "done", "done_suggest"]
+"""What a ``PermissionCheck`` needs next."""
+ToolVerdict: TypeAlias = Literal["final", "safety_ask", "continue"]
+"""How the tool's own ``check_permissions`` decision reads: ALLOW/DENY, a safety ASK, anything else."""
+BehaviorValue: TypeAlias = Literal["allow", "deny", "ask"]
+"""A ``PermissionBehavior`` value."""
 
 @final
 class RuleCache:
-    """Compiled rule lists of permission contexts, re-validated against the live rule dictionaries."""
+    """Compiled rules of permission contexts, re-validated lazily against the live rule lists."""
 
-    def __new__(cls, modes: tuple[Any, ...], plain_types: list[type] = ...) -> RuleCache: ...
+    def __new__(cls, modes: tuple[Any, ...]) -> RuleCache: ...
     @property
     def compiled_rules(self) -> int: ...
     def begin(
-        self, context: Any, tool_name: str, kind: int, tool_input: Any, read_only: bool | None = None
+        self, context: Any, tool_name: str, kind: MatcherKind, tool_input: Any, read_only: bool | None = None
     ) -> PermissionCheck: ...
     def __reduce__(self) -> tuple[Any, ...]: ...
 
@@ -154,15 +170,15 @@ class PermissionCheck:
     """One permission check in progress (made by ``RuleCache.begin``)."""
 
     @property
-    def step(self) -> int: ...
-    def matched(self, position: int) -> int: ...
-    def read_only(self, yes: bool) -> int: ...
-    def tool_decision(self, final_: bool, safety_ask: bool) -> int: ...
+    def step(self) -> CheckStep: ...
+    def matched(self, position: int | None) -> CheckStep: ...
+    def read_only(self, yes: bool) -> CheckStep: ...
+    def tool_decision(self, verdict: ToolVerdict) -> CheckStep: ...
     @property
     def pending_contents(self) -> tuple[Any, ...]: ...
     @property
     def tool_safety_ask(self) -> bool: ...
-    def decision(self, tool_decision: Any = None) -> tuple[int, str, str | None, bool] | None: ...
+    def decision(self, tool_decision: Any = None) -> tuple[BehaviorValue, str, str | None, bool] | None: ...
 
 
 # ---- plan-mode manager (plan) ----

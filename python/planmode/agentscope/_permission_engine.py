@@ -1,11 +1,12 @@
 """``PermissionEngine``: AgentScope's permission engine with the evaluation in Rust.
 
 A drop-in for ``agentscope.permission.PermissionEngine`` (same constructor, ``add_rule`` and
-``async check_permission(tool, tool_input)``, same decisions, messages and suggestions). The rule
-lists are compiled once per change (``planmode._core.RuleCache``); the rules of AgentScope's Bash,
-Read, Write, Edit, Glob and Grep are matched natively, every other rule by the tool's own
-``match_rule``. The tool's ``check_read_only``, ``check_permissions``, ``match_rule`` and
-``generate_suggestions`` may be coroutines or plain functions.
+``async check_permission(tool, tool_input)``, same decisions, messages and suggestions). A check
+reads the live rule lists only up to the deciding rule, each rule compiled once and re-validated by
+identity as it is read (``planmode._core.RuleCache``); the rules of AgentScope's Bash, Read, Write,
+Edit, Glob and Grep are matched natively, every other rule by the tool's own ``match_rule``. The
+tool's ``check_read_only``, ``check_permissions``, ``match_rule`` and ``generate_suggestions`` may
+be coroutines or plain functions.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import os
 import posixpath
 import types
 from collections.abc import Callable
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from agentscope.permission import (
     PermissionBehavior,
@@ -32,21 +33,25 @@ from agentscope.tool import Bash, Edit, Glob, Grep, Read, ToolBase, Write
 from .._core import RuleCache
 from ..exceptions import InvalidInputError
 
+if TYPE_CHECKING:
+    from .._core import MatcherKind
+
 __all__ = ["PermissionEngine"]
 
-# Step codes of planmode._core.PermissionCheck.
-_MATCH_RULES, _CHECK_READ_ONLY, _CHECK_PERMISSIONS = 0, 1, 2
-_DONE, _DONE_SUGGEST = 3, 4
-_BEHAVIORS = (PermissionBehavior.ALLOW, PermissionBehavior.DENY, PermissionBehavior.ASK)
+_BEHAVIORS = {b.value: b for b in PermissionBehavior}
 _FINAL = (PermissionBehavior.ALLOW, PermissionBehavior.DENY)
 _ASK = PermissionBehavior.ASK
+_DONE = ("done", "done_suggest")
 
-# The native matcher (RuleCache kinds) that reproduces each AgentScope match_rule exactly (ToolBase's
-# own matches no rule with content). The path matchers are fnmatch without case folding, which is
-# what fnmatch does on POSIX only.
-_NATIVE_KINDS: dict[Callable[..., Any], int] = {Bash.match_rule: 1, ToolBase.match_rule: 5}
+# The native matcher that reproduces each AgentScope match_rule exactly (ToolBase's own matches no
+# rule with content). The path matchers are fnmatch without case folding, which is what fnmatch
+# does on POSIX only.
+_NATIVE_KINDS: dict[Callable[..., Any], MatcherKind] = {Bash.match_rule: "bash", ToolBase.match_rule: "default"}
 if os.path is posixpath:
-    _NATIVE_KINDS |= {Read.match_rule: 2, Write.match_rule: 2, Edit.match_rule: 2, Glob.match_rule: 3, Grep.match_rule: 4}
+    _NATIVE_KINDS |= {
+        Read.match_rule: "file", Write.match_rule: "file", Edit.match_rule: "file",
+        Glob.match_rule: "glob", Grep.match_rule: "grep",
+    }
 
 
 def _is_async(func: Any) -> bool:
@@ -63,8 +68,8 @@ def _is_async(func: Any) -> bool:
 class _Traits(NamedTuple):
     """What the engine knows about a tool class."""
 
-    kind: int
-    """RuleCache matcher kind (0 = only the tool's own match_rule)."""
+    kind: MatcherKind
+    """The native matcher (``"tool"``: only the tool's own match_rule)."""
     read_only_attr: bool
     """``check_read_only`` is ToolBase's: the answer is ``tool.is_read_only``."""
     match_async: bool
@@ -74,7 +79,7 @@ class _Traits(NamedTuple):
 def _traits_of(methods: tuple[Any, ...]) -> _Traits:
     match_rule, check_read_only, generate_suggestions = methods
     return _Traits(
-        kind=_NATIVE_KINDS.get(match_rule, 0),
+        kind=_NATIVE_KINDS.get(match_rule, "tool"),
         read_only_attr=check_read_only is ToolBase.check_read_only,
         match_async=_is_async(match_rule),
         suggest_async=_is_async(generate_suggestions),
@@ -89,7 +94,7 @@ def _traits(tool: Any) -> _Traits:
     instance overrides one of the methods."""
     own = getattr(tool, "__dict__", None)
     if own and ("match_rule" in own or "check_read_only" in own or "generate_suggestions" in own):
-        return _Traits(kind=0, read_only_attr=False, match_async=_is_async(tool.match_rule),
+        return _Traits(kind="tool", read_only_attr=False, match_async=_is_async(tool.match_rule),
                        suggest_async=_is_async(tool.generate_suggestions))
     cls = type(tool)
     methods = (cls.match_rule, cls.check_read_only, cls.generate_suggestions)
@@ -113,7 +118,7 @@ class PermissionEngine(_AgentScopeEngine):
 
     def __init__(self, context: PermissionContext) -> None:
         super().__init__(context)
-        self._rules = RuleCache(tuple(PermissionMode), [PermissionRule, PermissionContext])
+        self._rules = RuleCache(tuple(PermissionMode))
 
     async def check_permission(self, tool: ToolBase, tool_input: dict[str, Any]) -> PermissionDecision:
         """Decides whether ``tool`` may run with ``tool_input`` under ``self.context`` (read now)."""
@@ -128,9 +133,9 @@ class PermissionEngine(_AgentScopeEngine):
         )
         step = check.step
         tool_decision: Any = None
-        while step < _DONE:
-            if step == _MATCH_RULES:
-                found = -1
+        while step not in _DONE:
+            if step == "match_rules":
+                found = None
                 for position, content in enumerate(check.pending_contents):
                     if not content:
                         hit: Any = True
@@ -142,7 +147,7 @@ class PermissionEngine(_AgentScopeEngine):
                         found = position
                         break
                 step = check.matched(found)
-            elif step == _CHECK_READ_ONLY:
+            elif step == "check_read_only":
                 if traits.read_only_attr:
                     verdict = tool.is_read_only
                 else:
@@ -151,10 +156,14 @@ class PermissionEngine(_AgentScopeEngine):
             else:
                 tool_decision = await _resolve(tool.check_permissions(tool_input, context))
                 behavior = tool_decision.behavior
-                final = behavior in _FINAL
-                step = check.tool_decision(final, not final and bool(behavior == _ASK and tool_decision.bypass_immune))
+                if behavior in _FINAL:
+                    step = check.tool_decision("final")
+                elif behavior == _ASK and tool_decision.bypass_immune:
+                    step = check.tool_decision("safety_ask")
+                else:
+                    step = check.tool_decision("continue")
         suggestions: list[PermissionRule] | None = None
-        if step == _DONE_SUGGEST:
+        if step == "done_suggest":
             if traits.suggest_async:
                 suggestions = await tool.generate_suggestions(tool_input)
             else:  # a plain-function override, which AgentScope still supports
@@ -164,7 +173,7 @@ class PermissionEngine(_AgentScopeEngine):
         made = check.decision(tool_decision)
         if made is None:
             return tool_decision  # type: ignore[no-any-return]
-        behavior_code, message, reason, echoes_input = made
+        behavior_value, message, reason, echoes_input = made
         return PermissionDecision(
-            _BEHAVIORS[behavior_code], message, reason, tool_input if echoes_input else None, suggestions
+            _BEHAVIORS[behavior_value], message, reason, tool_input if echoes_input else None, suggestions
         )

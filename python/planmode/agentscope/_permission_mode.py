@@ -1,21 +1,39 @@
 """Switching an agent's permission mode at run time: ``set_permission_mode`` / ``get_permission_mode``.
 
 The mode lives in ``agent.state.permission_context.mode`` (AgentScope's own model), so it is
-persisted with the state and read by every permission check on the next tool call.
+persisted with the state and read by every permission check on the next tool call. Layers above
+(plan mode's audit log) learn of switches through :func:`audit_mode_changes`; this module imports
+none of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agentscope.permission import PermissionContext, PermissionEngine as _AgentScopeEngine, PermissionMode
 from agentscope.state import AgentState
 
 from ..exceptions import InvalidInputError
+from ._agent_state import state_of
 from ._modes import parse_permission_mode
-from ._plan._store import prepare_mode_audit, state_of
 
-__all__ = ["get_permission_mode", "parse_permission_mode", "set_permission_mode"]
+__all__ = ["audit_mode_changes", "get_permission_mode", "parse_permission_mode", "set_permission_mode"]
+
+ModeAudit = Callable[[AgentState, str], Callable[[Any, Any], None] | None]
+"""``prepare(state, actor)``: checks everything an audit entry needs *before* the mode changes
+(raising InvalidInputError to refuse the switch) and returns ``record(old_mode, new_mode)``, or
+None when it has nothing to record for this state."""
+
+_AUDITS: list[ModeAudit] = []
+
+
+def audit_mode_changes(prepare: ModeAudit) -> ModeAudit:
+    """Registers ``prepare`` to be asked on every ``set_permission_mode`` (usable as a decorator)."""
+    if prepare not in _AUDITS:
+        _AUDITS.append(prepare)
+    return prepare
+
 
 def _context_of(agent_or_state: Any) -> PermissionContext:
     """The permission context of an agent or state, checked to be one."""
@@ -61,11 +79,13 @@ def set_permission_mode(agent_or_state: Any, mode: PermissionMode | str, *, acto
     context = _context_of(agent_or_state)
     if not isinstance(actor, str):
         raise InvalidInputError(f"actor must be a string, got {type(actor).__name__}")
-    # Plan mode's audit log records the change: checked before anything changes.
-    audit = prepare_mode_audit(state_of(agent_or_state), actor)
+    # The audit logs (plan mode's) record the change: checked before anything changes.
+    state = state_of(agent_or_state)
+    records = [record for prepare in _AUDITS if (record := prepare(state, actor)) is not None]
     old_mode = context.mode
     context.mode = new_mode
     rebind_agentscope_engine(agent_or_state)
-    if audit is not None and old_mode != new_mode and isinstance(old_mode, PermissionMode):
-        audit(old_mode, new_mode)
+    if old_mode != new_mode and isinstance(old_mode, PermissionMode):
+        for record in records:
+            record(old_mode, new_mode)
     return new_mode

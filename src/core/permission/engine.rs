@@ -9,10 +9,41 @@
 //! | 5 allow rules | ALLOW | skipped | ALLOW | ALLOW |
 //! | 6 fallback | ASK | DENY | ALLOW | DENY |
 
+use std::convert::Infallible;
 use std::fmt;
 
 use super::rules::{CompiledRule, Subject};
 use super::types::{Mode, RuleList};
+
+/// The deny, ask and allow rules of one tool, read one at a time in list order, only as far as
+/// the evaluation needs them (AgentScope stops at the first matching rule, and so does a check:
+/// rules after the deciding one are never read).
+pub trait RuleSource {
+    /// Why a rule could not be read.
+    type Error;
+
+    /// Rule `index` of `list`, or `None` past the end of the list. The evaluation asks for the
+    /// indices of a list in order, starting at 0.
+    fn rule(&mut self, list: RuleList, index: usize) -> Result<Option<&CompiledRule>, Self::Error>;
+}
+
+/// Compiled lists in deny, ask, allow order.
+impl RuleSource for [&[CompiledRule]; 3] {
+    type Error = Infallible;
+
+    fn rule(&mut self, list: RuleList, index: usize) -> Result<Option<&CompiledRule>, Infallible> {
+        Ok(self[list.index()].get(index))
+    }
+}
+
+/// Why [`Evaluation::advance`] failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AdvanceError<E> {
+    /// The caller broke the protocol.
+    Protocol(ProtocolError),
+    /// The rule source failed.
+    Source(E),
+}
 
 /// What the evaluation needs next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +162,15 @@ impl fmt::Display for ProtocolError {
 
 impl std::error::Error for ProtocolError {}
 
+impl<E: fmt::Display> fmt::Display for AdvanceError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AdvanceError::Protocol(err) => err.fmt(f),
+            AdvanceError::Source(err) => err.fmt(f),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
     Start,
@@ -166,22 +206,22 @@ impl Evaluation {
         self.mode
     }
 
-    /// Feeds the answer to the previous step and returns the next one. `rules` holds the deny, ask
-    /// and allow rules for the tool's name, in that order.
-    pub fn advance(
+    /// Feeds the answer to the previous step and returns the next one, reading the tool's deny,
+    /// ask and allow rules from `rules` as far as it needs them.
+    pub fn advance<R: RuleSource>(
         &mut self,
         reply: Reply,
-        rules: [&[CompiledRule]; 3],
+        rules: &mut R,
         subject: &Subject,
-    ) -> Result<Step, ProtocolError> {
+    ) -> Result<Step, AdvanceError<R::Error>> {
         let step = match (self.stage, reply) {
-            (Stage::Start, Reply::Start) => self.scan(RuleList::Deny, 0, rules, subject),
+            (Stage::Start, Reply::Start) => self.scan(RuleList::Deny, rules, subject),
             (
                 Stage::Matching {
                     list, from, until, ..
                 },
                 Reply::Matched(Some(index)),
-            ) if (from..until).contains(&index) => self.hit(list, index),
+            ) if (from..until).contains(&index) => Ok(self.hit(list, index)),
             (
                 Stage::Matching {
                     list,
@@ -192,50 +232,61 @@ impl Evaluation {
                 Reply::Matched(None),
             ) => {
                 if native_hit {
-                    self.hit(list, until)
+                    Ok(self.hit(list, until))
                 } else {
                     self.next_list(list, rules, subject)
                 }
             }
-            (Stage::ReadOnly, Reply::ReadOnly(true)) => self.finish(Outcome::ReadOnly),
+            (Stage::ReadOnly, Reply::ReadOnly(true)) => Ok(self.finish(Outcome::ReadOnly)),
             (Stage::ReadOnly, Reply::ReadOnly(false)) if self.mode == Mode::Explore => {
-                self.finish(Outcome::Fallback)
+                Ok(self.finish(Outcome::Fallback))
             }
             (Stage::ReadOnly, Reply::ReadOnly(false)) => {
                 self.stage = Stage::Tool;
-                Step::CheckPermissions
+                Ok(Step::CheckPermissions)
             }
-            (Stage::Tool, Reply::Tool(ToolVerdict::Final)) => self.finish(Outcome::ToolFinal),
+            (Stage::Tool, Reply::Tool(ToolVerdict::Final)) => Ok(self.finish(Outcome::ToolFinal)),
             (Stage::Tool, Reply::Tool(ToolVerdict::SafetyAsk)) if self.mode != Mode::Bypass => {
-                self.finish(Outcome::ToolSafetyAsk)
+                Ok(self.finish(Outcome::ToolSafetyAsk))
             }
-            (Stage::Tool, Reply::Tool(_)) => self.scan(RuleList::Allow, 0, rules, subject),
+            (Stage::Tool, Reply::Tool(_)) => self.scan(RuleList::Allow, rules, subject),
             (stage, got) => {
-                return Err(ProtocolError {
+                return Err(AdvanceError::Protocol(ProtocolError {
                     got,
                     expected: expected(stage),
-                });
+                }));
             }
         };
-        Ok(step)
+        step.map_err(AdvanceError::Source)
     }
 
-    fn scan(&mut self, list: RuleList, from: usize, rules: [&[CompiledRule]; 3], subject: &Subject) -> Step {
+    /// Scans `list` from its start: the first rule that matches natively decides, unless rules
+    /// only the tool can judge come before it (then the tool is asked about those first).
+    fn scan<R: RuleSource>(
+        &mut self,
+        list: RuleList,
+        rules: &mut R,
+        subject: &Subject,
+    ) -> Result<Step, R::Error> {
         let mut unknown_from = None;
-        for (index, rule) in rules[list.index()].iter().enumerate().skip(from) {
+        let mut index = 0;
+        while let Some(rule) = rules.rule(list, index)? {
             match rule.matches(subject) {
                 Some(false) => {}
                 None => {
                     unknown_from.get_or_insert(index);
                 }
-                Some(true) => match unknown_from {
-                    None => return self.hit(list, index),
-                    Some(from) => return self.ask(list, from, index, true),
-                },
+                Some(true) => {
+                    return Ok(match unknown_from {
+                        None => self.hit(list, index),
+                        Some(from) => self.ask(list, from, index, true),
+                    });
+                }
             }
+            index += 1;
         }
         match unknown_from {
-            Some(from) => self.ask(list, from, rules[list.index()].len(), false),
+            Some(from) => Ok(self.ask(list, from, index, false)),
             None => self.next_list(list, rules, subject),
         }
     }
@@ -256,14 +307,19 @@ impl Evaluation {
     }
 
     /// After a list matched nothing.
-    fn next_list(&mut self, list: RuleList, rules: [&[CompiledRule]; 3], subject: &Subject) -> Step {
+    fn next_list<R: RuleSource>(
+        &mut self,
+        list: RuleList,
+        rules: &mut R,
+        subject: &Subject,
+    ) -> Result<Step, R::Error> {
         match list {
-            RuleList::Deny => self.scan(RuleList::Ask, 0, rules, subject),
+            RuleList::Deny => self.scan(RuleList::Ask, rules, subject),
             RuleList::Ask => {
                 self.stage = Stage::ReadOnly;
-                Step::CheckReadOnly
+                Ok(Step::CheckReadOnly)
             }
-            RuleList::Allow => self.finish(Outcome::Fallback),
+            RuleList::Allow => Ok(self.finish(Outcome::Fallback)),
         }
     }
 
@@ -394,7 +450,7 @@ mod tests {
 
     fn run(
         mode: Mode,
-        rules: [&[CompiledRule]; 3],
+        mut rules: [&[CompiledRule]; 3],
         subject: &Subject,
         tool: &FakeTool,
     ) -> (Outcome, Vec<Step>) {
@@ -402,7 +458,7 @@ mod tests {
         let mut steps = Vec::new();
         let mut reply = Reply::Start;
         loop {
-            let step = ev.advance(reply, rules, subject).expect("protocol");
+            let step = ev.advance(reply, &mut rules, subject).expect("protocol");
             steps.push(step);
             reply = match step {
                 Step::MatchRules { from, .. } => Reply::Matched(tool.python_matches.then_some(from)),
@@ -529,7 +585,7 @@ mod tests {
             rule(Some("git:*")),
             rule(Some("b\\d*")),
         ];
-        let rules: [&[CompiledRule]; 3] = [&deny, &[], &[]];
+        let mut rules: [&[CompiledRule]; 3] = [&deny, &[], &[]];
         let command = Subject::Command("git log".into());
         let mut ev = Evaluation::new(Mode::Default);
         let batch = Step::MatchRules {
@@ -538,35 +594,66 @@ mod tests {
             until: 2,
             native_hit: true,
         };
-        assert_eq!(ev.advance(Reply::Start, rules, &command), Ok(batch));
+        assert_eq!(ev.advance(Reply::Start, &mut rules, &command), Ok(batch));
         let mut other = ev.clone();
         assert_eq!(
-            ev.advance(Reply::Matched(None), rules, &command),
+            ev.advance(Reply::Matched(None), &mut rules, &command),
             Ok(Step::Done(Outcome::DenyRule(2)))
         );
         assert_eq!(
-            other.advance(Reply::Matched(Some(1)), rules, &command),
+            other.advance(Reply::Matched(Some(1)), &mut rules, &command),
             Ok(Step::Done(Outcome::DenyRule(1)))
         );
         let mut bad = Evaluation::new(Mode::Default);
-        bad.advance(Reply::Start, rules, &command).expect("starts");
+        bad.advance(Reply::Start, &mut rules, &command).expect("starts");
         assert!(
-            bad.advance(Reply::Matched(Some(2)), rules, &command).is_err(),
+            bad.advance(Reply::Matched(Some(2)), &mut rules, &command)
+                .is_err(),
             "index outside the batch"
         );
+    }
+
+    /// A source that counts the rules read.
+    struct Counting<'a>(&'a [CompiledRule], usize);
+
+    impl RuleSource for Counting<'_> {
+        type Error = Infallible;
+
+        fn rule(&mut self, list: RuleList, index: usize) -> Result<Option<&CompiledRule>, Infallible> {
+            if list != RuleList::Deny {
+                return Ok(None);
+            }
+            self.1 += 1;
+            Ok(self.0.get(index))
+        }
+    }
+
+    #[test]
+    fn rules_after_the_deciding_one_are_never_read() {
+        let deny: Vec<CompiledRule> = (0..1000)
+            .map(|i| rule(Some(if i == 2 { "git:*" } else { "tool:*" })))
+            .collect();
+        let mut source = Counting(&deny, 0);
+        let mut ev = Evaluation::new(Mode::Default);
+        let step = ev.advance(Reply::Start, &mut source, &Subject::Command("git log".into()));
+        assert_eq!(step, Ok(Step::Done(Outcome::DenyRule(2))));
+        assert_eq!(source.1, 3);
     }
 
     #[test]
     fn wrong_replies_are_protocol_errors() {
         let mut ev = Evaluation::new(Mode::Default);
-        let none: [&[CompiledRule]; 3] = [&[], &[], &[]];
-        assert!(ev.advance(Reply::ReadOnly(true), none, &Subject::Tool).is_err());
+        let mut none: [&[CompiledRule]; 3] = [&[], &[], &[]];
+        assert!(
+            ev.advance(Reply::ReadOnly(true), &mut none, &Subject::Tool)
+                .is_err()
+        );
         assert_eq!(
-            ev.advance(Reply::Start, none, &Subject::Tool),
+            ev.advance(Reply::Start, &mut none, &Subject::Tool),
             Ok(Step::CheckReadOnly)
         );
         let err = ev
-            .advance(Reply::Matched(None), none, &Subject::Tool)
+            .advance(Reply::Matched(None), &mut none, &Subject::Tool)
             .unwrap_err();
         assert!(err.to_string().contains("expected ReadOnly"));
     }

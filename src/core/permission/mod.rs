@@ -15,6 +15,6 @@ pub mod pystr;
 pub mod rules;
 pub mod types;
 
-pub use engine::{Evaluation, Outcome, Reply, Step, ToolVerdict};
+pub use engine::{AdvanceError, Evaluation, Outcome, Reply, RuleSource, Step, ToolVerdict};
 pub use rules::{CompiledRule, RuleContent, Subject};
 pub use types::{Mode, RuleList};

@@ -1,110 +1,134 @@
 //! `PermissionCheck`: one permission check in progress, driven by the Python engine.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
-use pyo3::exceptions::PyRuntimeError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyString, PyTuple};
 
-use super::cache::AllowSource;
-use super::snapshot::Snapshot;
-use crate::core::permission::engine::{Behavior, Decision, ProtocolError};
-use crate::core::permission::{Evaluation, Mode, Outcome, Reply, RuleList, Step, Subject, ToolVerdict};
+use super::live::{LiveRules, RuleStore};
+use super::protocol::{BehaviorText, CheckStep, Verdict};
+use crate::core::permission::engine::{Decision, ProtocolError};
+use crate::core::permission::{AdvanceError, Evaluation, Mode, Outcome, Reply, RuleList, Step, Subject};
+use crate::py::exceptions::InvalidInputError;
 
 /// An engine-made decision for Python: `(behavior, message, reason, echoes_input)`.
-type MadeDecision = (u8, String, Option<String>, bool);
-
-/// Step codes returned to the driver.
-const STEP_MATCH_RULE: u8 = 0;
-const STEP_CHECK_READ_ONLY: u8 = 1;
-const STEP_CHECK_PERMISSIONS: u8 = 2;
-const STEP_DONE: u8 = 3;
-const STEP_DONE_SUGGEST: u8 = 4;
+type MadeDecision = (BehaviorText, String, Option<String>, bool);
 
 /// One permission check in progress (made by `RuleCache.begin`, already started). `step` says
-/// what it needs; each answer returns the next step: 0 = the tool's `match_rule` verdicts on
-/// `pending_contents` (in order, up to the first match), 1 = its `check_read_only`, 2 = its `check_permissions`; 3 = decided, 4 =
-/// decided and the decision carries the tool's `generate_suggestions` (see `decision`).
+/// what it needs; each answer returns the next step (see `CheckStep` in the stub).
 ///
-/// A check is a transient handle tied to live Python objects: it is not picklable.
-#[pyclass(module = "planmode._core", name = "PermissionCheck")]
+/// A check is one call's transient handle, tied to live Python objects: it is not picklable, and
+/// a second call made while one is running (from another thread, or re-entering from a tool's
+/// callback) raises InvalidInputError instead of waiting; the check is left as it was.
+#[pyclass(module = "planmode._core", name = "PermissionCheck", frozen)]
 pub struct PermissionCheck {
+    state: Mutex<CheckState>,
+}
+
+/// The rules the tool's `match_rule` is asked about.
+struct Pending {
+    list: RuleList,
+    /// Index, `rule_content` object and display of each rule, in list order.
+    rules: Vec<(usize, Py<PyAny>, String)>,
+    /// The index and display of the rule that matched natively after them, if one did.
+    native: Option<(usize, String)>,
+}
+
+struct CheckState {
+    store: Arc<RuleStore>,
+    context: Py<PyAny>,
+    name: Py<PyString>,
     evaluation: Evaluation,
     tool: String,
-    lists: [Arc<Snapshot>; 3],
-    allow: Option<AllowSource>,
     subject: Subject,
     read_only: Option<bool>,
-    step: u8,
-    pending: Option<(RuleList, Vec<usize>)>,
-    outcome: Option<Outcome>,
+    step: CheckStep,
+    pending: Option<Pending>,
+    outcome: Option<(Outcome, String)>,
 }
 
 impl PermissionCheck {
-    /// Starts a check of the tool named `tool` in `mode` against the deny and ask rules, reading
-    /// the allow rules from `allow` once it gets to them. A known `read_only` verdict (the tool
+    /// Starts a check of the tool named `name` in `mode` against the rules of `context` (read from
+    /// `store`'s cache as far as the decision needs them). A known `read_only` verdict (the tool
     /// uses ToolBase's `check_read_only`) is answered without asking.
     pub fn start(
+        store: Arc<RuleStore>,
+        context: &Bound<'_, PyAny>,
+        name: &Bound<'_, PyString>,
         mode: Mode,
-        tool: String,
-        [deny, ask]: [Arc<Snapshot>; 2],
-        allow: AllowSource,
         subject: Subject,
         read_only: Option<bool>,
     ) -> PyResult<Self> {
-        let mut check = PermissionCheck {
+        let mut state = CheckState {
+            store,
+            context: context.clone().unbind(),
+            name: name.clone().unbind(),
             evaluation: Evaluation::new(mode),
-            tool,
-            lists: [deny, ask, Arc::default()],
-            allow: Some(allow),
+            tool: name.to_str()?.to_owned(),
             subject,
             read_only,
-            step: STEP_MATCH_RULE,
+            step: CheckStep::MatchRules,
             pending: None,
             outcome: None,
         };
-        check.advance(Reply::Start)?;
-        Ok(check)
+        state.advance(context.py(), Reply::Start)?;
+        Ok(PermissionCheck {
+            state: Mutex::new(state),
+        })
     }
 
-    fn advance(&mut self, mut reply: Reply) -> PyResult<u8> {
+    fn state(&self) -> PyResult<MutexGuard<'_, CheckState>> {
+        match self.state.try_lock() {
+            Ok(guard) => Ok(guard),
+            Err(TryLockError::Poisoned(poisoned)) => Ok(poisoned.into_inner()),
+            Err(TryLockError::WouldBlock) => Err(InvalidInputError::new_err(
+                "this PermissionCheck is answering another call; a check serves one call at a time",
+            )),
+        }
+    }
+}
+
+impl CheckState {
+    fn advance(&mut self, py: Python<'_>, mut reply: Reply) -> PyResult<CheckStep> {
+        let store = self.store.clone();
+        let context = self.context.bind(py).clone();
+        let name = self.name.bind(py).clone();
+        let mut rules = store.reader(&context, &name)?;
         loop {
-            let rules = [
-                &self.lists[0].rules[..],
-                &self.lists[1].rules[..],
-                &self.lists[2].rules[..],
-            ];
             let step = self
                 .evaluation
-                .advance(reply, rules, &self.subject)
-                .map_err(protocol)?;
-            self.pending = None;
+                .advance(reply, &mut rules, &self.subject)
+                .map_err(advance_error)?;
+            let previous = self.pending.take();
             self.step = match step {
                 Step::MatchRules {
-                    list, from, until, ..
+                    list,
+                    from,
+                    until,
+                    native_hit,
                 } => {
-                    let rules = &self.lists[list.index()].rules[from..until];
-                    let unknown = (from..until)
-                        .zip(rules)
-                        .filter(|(_, rule)| rule.matches(&self.subject).is_none());
-                    self.pending = Some((list, unknown.map(|(index, _)| index).collect()));
-                    STEP_MATCH_RULE
+                    self.pending = Some(self.pending_rules(py, &rules, list, from..until, native_hit));
+                    CheckStep::MatchRules
                 }
                 Step::CheckReadOnly => match self.read_only {
                     Some(known) => {
                         reply = Reply::ReadOnly(known);
                         continue;
                     }
-                    None => STEP_CHECK_READ_ONLY,
+                    None => CheckStep::CheckReadOnly,
                 },
-                Step::CheckPermissions => STEP_CHECK_PERMISSIONS,
+                Step::CheckPermissions => CheckStep::CheckPermissions,
                 Step::Done(outcome) => {
-                    self.outcome = Some(outcome);
+                    let display = outcome
+                        .rule()
+                        .map(|(list, index)| display_of(&rules, previous.as_ref(), list, index))
+                        .unwrap_or_default();
+                    self.outcome = Some((outcome, display));
                     if outcome.wants_suggestions(self.evaluation.mode()) {
-                        STEP_DONE_SUGGEST
+                        CheckStep::DoneSuggest
                     } else {
-                        STEP_DONE
+                        CheckStep::Done
                     }
                 }
             };
@@ -112,83 +136,137 @@ impl PermissionCheck {
         }
     }
 
-    fn outcome(&self) -> PyResult<Outcome> {
+    /// The rules of `list` in `range` that only the tool can judge (all read by this step).
+    fn pending_rules(
+        &self,
+        py: Python<'_>,
+        rules: &LiveRules<'_, '_>,
+        list: RuleList,
+        range: std::ops::Range<usize>,
+        native_hit: bool,
+    ) -> Pending {
+        let native = native_hit.then(|| {
+            let display = rules.read(list, range.end).map(|r| r.display.clone());
+            (range.end, display.unwrap_or_default())
+        });
+        let rules = range
+            .filter_map(|index| {
+                let rule = rules.read(list, index)?;
+                let content = rules.content(list, index)?;
+                rule.matches(&self.subject)
+                    .is_none()
+                    .then(|| (index, content.clone_ref(py), rule.display.clone()))
+            })
+            .collect();
+        Pending { list, rules, native }
+    }
+
+    fn pending(&self) -> PyResult<&Pending> {
+        self.pending.as_ref().ok_or_else(|| {
+            InvalidInputError::new_err("no rule of this permission check is waiting for match_rule")
+        })
+    }
+
+    fn outcome(&self) -> PyResult<(Outcome, &str)> {
         self.outcome
-            .ok_or_else(|| PyRuntimeError::new_err("the permission check is not decided yet"))
+            .as_ref()
+            .map(|(outcome, display)| (*outcome, display.as_str()))
+            .ok_or_else(|| InvalidInputError::new_err("the permission check is not decided yet"))
+    }
+}
+
+/// How the deciding rule prints: from the batch the tool judged, else as read by this step.
+fn display_of(rules: &LiveRules<'_, '_>, pending: Option<&Pending>, list: RuleList, index: usize) -> String {
+    if let Some(pending) = pending.filter(|p| p.list == list) {
+        if let Some((_, _, display)) = pending.rules.iter().find(|(i, _, _)| *i == index) {
+            return display.clone();
+        }
+        if let Some((_, display)) = pending.native.as_ref().filter(|(i, _)| *i == index) {
+            return display.clone();
+        }
+    }
+    rules
+        .read(list, index)
+        .map(|r| r.display.clone())
+        .unwrap_or_default()
+}
+
+fn advance_error(err: AdvanceError<PyErr>) -> PyErr {
+    match err {
+        AdvanceError::Protocol(err) => protocol(err),
+        AdvanceError::Source(err) => err,
     }
 }
 
 fn protocol(err: ProtocolError) -> PyErr {
-    PyRuntimeError::new_err(err.to_string())
+    InvalidInputError::new_err(err.to_string())
 }
 
 #[pymethods]
 impl PermissionCheck {
-    /// What the check needs now (see the class doc).
+    /// What the check needs now (see `CheckStep` in the stub).
     #[getter]
-    fn step(&self) -> u8 {
-        self.step
+    fn step(&self) -> PyResult<CheckStep> {
+        Ok(self.state()?.step)
     }
 
-    /// Answers step 0 with the position in `pending_contents` of the first rule the tool's
-    /// `match_rule` matched, or -1 when it matched none of them.
-    fn matched(&mut self, position: isize) -> PyResult<u8> {
-        let index = match (usize::try_from(position), &self.pending) {
-            (Err(_), _) => None,
-            (Ok(position), Some((_, indices))) => Some(*indices.get(position).ok_or_else(|| {
-                PyRuntimeError::new_err(format!(
+    /// Answers `"match_rules"` with the position in `pending_contents` of the first rule the
+    /// tool's `match_rule` matched, or None when it matched none of them.
+    #[pyo3(signature = (position))]
+    fn matched(&self, py: Python<'_>, position: Option<usize>) -> PyResult<CheckStep> {
+        let mut state = self.state()?;
+        let pending = state.pending()?;
+        let index = match position {
+            None => None,
+            Some(position) => Some(pending.rules.get(position).map(|(i, _, _)| *i).ok_or_else(|| {
+                InvalidInputError::new_err(format!(
                     "position {position} is outside the {} pending rules",
-                    indices.len()
+                    pending.rules.len()
                 ))
             })?),
-            (Ok(_), None) => return Err(PyRuntimeError::new_err("no rule is waiting for match_rule")),
         };
-        self.advance(Reply::Matched(index))
+        state.advance(py, Reply::Matched(index))
     }
 
-    /// Answers step 1 with the truthiness of the tool's `check_read_only`.
-    fn read_only(&mut self, yes: bool) -> PyResult<u8> {
-        self.advance(Reply::ReadOnly(yes))
+    /// Answers `"check_read_only"` with the truthiness of the tool's `check_read_only`.
+    fn read_only(&self, py: Python<'_>, yes: bool) -> PyResult<CheckStep> {
+        self.state()?.advance(py, Reply::ReadOnly(yes))
     }
 
-    /// Answers step 2: `final_` for an ALLOW / DENY decision, else `safety_ask` for an ASK with
-    /// `bypass_immune`, else neither.
-    fn tool_decision(&mut self, py: Python<'_>, final_: bool, safety_ask: bool) -> PyResult<u8> {
-        if let Some(source) = self.allow.take() {
-            self.lists[RuleList::Allow.index()] = source.load(py)?;
-        }
-        let verdict = match (final_, safety_ask) {
-            (true, _) => ToolVerdict::Final,
-            (false, true) => ToolVerdict::SafetyAsk,
-            (false, false) => ToolVerdict::Continue,
-        };
-        self.advance(Reply::Tool(verdict))
+    /// Answers `"check_permissions"` with how the tool's decision reads: `"final"` (ALLOW / DENY),
+    /// `"safety_ask"` (ASK with `bypass_immune`) or `"continue"`.
+    fn tool_decision(&self, py: Python<'_>, verdict: Verdict) -> PyResult<CheckStep> {
+        self.state()?.advance(py, Reply::Tool(verdict.into()))
     }
 
-    /// The `rule_content`s the tool's `match_rule` must judge, in order (at step 0).
+    /// The `rule_content`s the tool's `match_rule` must judge, in order (at `"match_rules"`).
     #[getter]
     fn pending_contents<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let (list, indices) = self
-            .pending
-            .as_ref()
-            .ok_or_else(|| PyRuntimeError::new_err("no rule is waiting for match_rule"))?;
-        let contents = &self.lists[list.index()].contents;
-        PyTuple::new(py, indices.iter().map(|&i| contents[i].bind(py)))
+        let state = self.state()?;
+        PyTuple::new(
+            py,
+            state
+                .pending()?
+                .rules
+                .iter()
+                .map(|(_, content, _)| content.bind(py)),
+        )
     }
 
     /// Whether the check ended on the tool's own safety ASK (which carries the suggestions).
     #[getter]
     fn tool_safety_ask(&self) -> PyResult<bool> {
-        Ok(self.outcome()? == Outcome::ToolSafetyAsk)
+        Ok(self.state()?.outcome()?.0 == Outcome::ToolSafetyAsk)
     }
 
-    /// The engine-made decision once decided, as `(behavior, message, reason, echoes_input)` with
-    /// behavior 0 ALLOW / 1 DENY / 2 ASK; `None` when the tool's own decision is returned as is.
-    /// `tool_decision` is that decision; its `decision_reason` is quoted when DONT_ASK converts it.
+    /// The engine-made decision once decided, as `(behavior, message, reason, echoes_input)`;
+    /// `None` when the tool's own decision is returned as is. `tool_decision` is that decision;
+    /// its `decision_reason` is quoted when DONT_ASK converts it.
     #[pyo3(signature = (tool_decision=None))]
     fn decision(&self, tool_decision: Option<&Bound<'_, PyAny>>) -> PyResult<Option<MadeDecision>> {
-        let outcome = self.outcome()?;
-        let mode = self.evaluation.mode();
+        let state = self.state()?;
+        let (outcome, rule) = state.outcome()?;
+        let mode = state.evaluation.mode();
         let tool_reason = match tool_decision {
             Some(d) if outcome == Outcome::ToolSafetyAsk && mode == Mode::DontAsk => {
                 let reason = d.getattr(intern!(d.py(), "decision_reason"))?;
@@ -200,34 +278,27 @@ impl PermissionCheck {
             }
             _ => String::new(),
         };
-        let rule = outcome.rule().map_or("", |(list, index)| {
-            self.lists[list.index()].rules[index].display.as_str()
-        });
-        Ok(match outcome.decision(mode, &self.tool, rule, &tool_reason) {
+        Ok(match outcome.decision(mode, &state.tool, rule, &tool_reason) {
             Decision::FromTool => None,
             Decision::New {
                 behavior,
                 message,
                 reason,
                 echoes_input,
-            } => {
-                let code = match behavior {
-                    Behavior::Allow => 0,
-                    Behavior::Deny => 1,
-                    Behavior::Ask => 2,
-                };
-                Some((code, message, reason, echoes_input))
-            }
+            } => Some((behavior.into(), message, reason, echoes_input)),
         })
     }
 
     fn __repr__(&self) -> String {
+        let Ok(state) = self.state() else {
+            return "PermissionCheck(<answering a call>)".to_owned();
+        };
         format!(
-            "PermissionCheck(mode={:?}, tool={:?}, step={}, outcome={:?})",
-            self.evaluation.mode().value(),
-            self.tool,
-            self.step,
-            self.outcome
+            "PermissionCheck(mode={:?}, tool={:?}, step={:?}, outcome={:?})",
+            state.evaluation.mode().value(),
+            state.tool,
+            state.step.text(),
+            state.outcome.as_ref().map(|(outcome, _)| outcome)
         )
     }
 }

@@ -1,12 +1,13 @@
-//! Bindings for the permission engine: a per-engine cache of compiled rule lists
-//! ([`cache::RuleCache`]) that starts one check at a time ([`check::PermissionCheck`]); the
-//! Python driver in `planmode.agentscope._permission_engine` answers the checks' questions with
-//! the tool's own (possibly async) methods.
+//! Bindings for the permission engine: a per-engine cache of compiled rules
+//! ([`cache::RuleCache`], over [`live::RuleStore`]) that starts one check at a time
+//! ([`check::PermissionCheck`]); the Python driver in `planmode.agentscope._permission_engine`
+//! answers the checks' questions ([`protocol`]) with the tool's own (possibly async) methods.
+//! Modules depend downwards only: cache → check → live, and [`protocol`] for the words.
 
 pub mod cache;
 pub mod check;
-mod plain;
-mod snapshot;
+mod live;
+pub mod protocol;
 
 use pyo3::prelude::*;
 
@@ -14,5 +15,5 @@ use pyo3::prelude::*;
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<cache::RuleCache>()?;
     m.add_class::<check::PermissionCheck>()?;
-    Ok(())
+    protocol::register(m)
 }

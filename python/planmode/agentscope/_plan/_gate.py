@@ -12,7 +12,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentscope.event import HintBlockEvent, UserConfirmResultEvent, UserInterruptEvent
-from agentscope.message import HintBlock, ToolCallState
+from agentscope.message import HintBlock, TextBlock, ToolCallState, ToolResultBlock, ToolResultState
 from agentscope.middleware import MiddlewareBase
 from agentscope.permission import PermissionBehavior, PermissionDecision, PermissionMode
 from agentscope.tool import ToolBase
@@ -157,10 +157,18 @@ class PlanModeMiddleware(MiddlewareBase):
 
     async def on_reasoning(self, agent: Agent, input_kwargs: dict[str, Any],
                            next_handler: Callable[..., AsyncGenerator[Any, None]]) -> AsyncGenerator[Any, None]:
-        """Adds a plan-mode note (as a HintBlock) whenever where the model stands changed."""
-        text = self._note(agent)
-        if text is not None and text != _last_note(agent):
-            block = HintBlock(hint=text, source=_texts.HINT_SOURCE)
+        """Adds a plan-mode note (a HintBlock) holding only what the context does not show yet:
+        where the model stands, when that changed since the newest note, and the todo list, when
+        the newest one in the context (in a todo_write result or a note) is not the current one.
+        Earlier messages are never rewritten; after a compression drops a note, it comes back."""
+        status, todos = self._note(agent)
+        shown = _shown(agent)
+        parts = [status] if status is not None and status != shown.status else []
+        current = _texts.todos_block(todos)
+        if current != (shown.todos or _texts.EMPTY_TODOS):
+            parts.append(current)
+        if parts:
+            block = HintBlock(hint="\n".join(parts), source=_texts.HINT_SOURCE)
             agent.state.append_context(agent.name, [block])
             if agent.injection_config.emit_hint_event:
                 yield HintBlockEvent(reply_id=agent.state.reply_id, block_id=block.id,
@@ -168,17 +176,18 @@ class PlanModeMiddleware(MiddlewareBase):
         async for event in next_handler(**input_kwargs):
             yield event
 
-    def _note(self, agent: Agent) -> str | None:
+    def _note(self, agent: Agent) -> tuple[str | None, list[dict[str, Any]]]:
+        """Where the model stands (in `<plan-mode>` tags, None when nothing to say) and the todos."""
         book = self.plan.load(agent.state)
         todos = book.todos
         if book.active:
             banner = _texts.planning_banner(self.plan.abs_path(book), book.revision, book.sha256,
                                             self.plan.allow_shell_in_plan_mode, self.plan.extra_allowed_tools)
-            return _texts.wrap_hint(banner, todos)
+            return _texts.status_block(banner), todos
         if self._inherited_policy() == "enforce" and self._parent_plans_hint(agent):
-            return _texts.wrap_hint(_texts.child_note(), todos)
+            return _texts.status_block(_texts.child_note()), todos
         body = self._build_body(book) if book.phase == "building" else None
-        return _texts.wrap_hint(body, todos)
+        return (_texts.status_block(body) if body else None), todos
 
     def _build_body(self, book: PlanBook) -> str:
         last = next((a for a in reversed(book.audit) if a["kind"] == "forced_exit"
@@ -286,12 +295,65 @@ class PlanModeMiddleware(MiddlewareBase):
         return "delegate" if read_only is True else "deny"
 
 
-def _last_note(agent: Agent) -> str | None:
-    """The text of the newest plan-mode note in the agent's context."""
-    for msg in reversed(agent.state.context):
-        if not isinstance(msg.content, list):
-            continue
-        for block in reversed(msg.content):
-            if isinstance(block, HintBlock) and block.source == _texts.HINT_SOURCE:
-                return block.hint if isinstance(block.hint, str) else None
-    return None
+class _Shown:
+    """What an agent's context shows of plan mode: the newest `<plan-mode>` note part and the newest
+    `<todos>` list (from a note or a todo_write result), read once and then only from what was
+    added since: ``context`` is the list read, ``count`` its length then, ``last`` its last
+    message and ``blocks`` how many of that message's blocks were read (a reply appends its
+    blocks to one message)."""
+
+    __slots__ = ("blocks", "context", "count", "last", "status", "todos")
+
+    def __init__(self, context: list[Any]) -> None:
+        self.context = context
+        self.count = 0
+        self.blocks = 0
+        self.last: Any = None
+        self.status: str | None = None
+        self.todos: str | None = None
+
+    def read(self, block: Any) -> None:
+        """Takes what ``block`` shows, as the newest so far."""
+        if isinstance(block, HintBlock) and block.source == _texts.HINT_SOURCE and isinstance(block.hint, str):
+            self.status = _texts.last_block(block.hint, "plan-mode") or self.status
+            self.todos = _texts.last_block(block.hint, "todos") or self.todos
+        elif (isinstance(block, ToolResultBlock) and block.name == TODO_WRITE
+              and block.state == ToolResultState.SUCCESS):
+            output = block.output
+            text = output if isinstance(output, str) else "".join(
+                b.text for b in output if isinstance(b, TextBlock))
+            self.todos = _texts.last_block(text, "todos") or _texts.EMPTY_TODOS
+
+
+_SHOWN: weakref.WeakKeyDictionary[Any, _Shown] = weakref.WeakKeyDictionary()
+
+
+def _shown(agent: Agent) -> _Shown:
+    """What ``agent``'s context shows of plan mode now. Reads only the blocks added since the
+    last call unless the context was replaced or cut (a compression, a restored state): then
+    all of it, from the newest message back."""
+    context = agent.state.context
+    seen = _SHOWN.get(agent)
+    if (seen is not None and seen.context is context and 0 < seen.count <= len(context)
+            and context[seen.count - 1] is seen.last and len(_blocks(seen.last)) >= seen.blocks):
+        for index, msg in enumerate(context[seen.count - 1:]):
+            for block in _blocks(msg)[seen.blocks if index == 0 else 0:]:
+                seen.read(block)
+    else:
+        seen = _SHOWN[agent] = _Shown(context)
+        for msg in reversed(context):
+            if seen.status is not None and seen.todos is not None:
+                break
+            for block in reversed(_blocks(msg)):
+                newer = seen.status, seen.todos
+                seen.status = seen.todos = None
+                seen.read(block)
+                seen.status, seen.todos = newer[0] or seen.status, newer[1] or seen.todos
+    seen.count, seen.last = len(context), context[-1] if context else None
+    seen.blocks = len(_blocks(seen.last)) if seen.last is not None else 0
+    return seen
+
+
+def _blocks(msg: Any) -> list[Any]:
+    """A message's blocks ([] for a plain-text message)."""
+    return msg.content if isinstance(msg.content, list) else []

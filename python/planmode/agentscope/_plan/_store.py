@@ -4,33 +4,19 @@ into a Rust ``PlanBook`` for each change and stored back right after it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentscope.message import ToolCallBlock, ToolCallState, ToolResultBlock, ToolResultState
 from agentscope.permission import PermissionBehavior, PermissionMode, PermissionRule
 from agentscope.state import AgentState
 
 from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook, check_actor
-from ...exceptions import InvalidInputError
+from .._agent_state import state_of
 from .._modes import parse_permission_mode
-
-if TYPE_CHECKING:
-    from agentscope.agent import Agent
+from .._permission_mode import audit_mode_changes, set_permission_mode
 
 #: The ``middle_context`` key holding plan-mode state.
 STATE_KEY = "planmode"
-
-
-def state_of(agent_or_state: Agent | AgentState) -> AgentState:
-    """The AgentState of an Agent, or the AgentState itself."""
-    if isinstance(agent_or_state, AgentState):
-        return agent_or_state
-    state = getattr(agent_or_state, "state", None)
-    if isinstance(state, AgentState):
-        return state
-    raise InvalidInputError(
-        f"expected an agentscope Agent or AgentState, got {type(agent_or_state).__name__}"
-    )
 
 
 def load(state: AgentState, max_plan_bytes: int = DEFAULT_MAX_PLAN_BYTES,
@@ -105,11 +91,10 @@ def close_parked_call(state: AgentState, tool_call_id: str, text: str) -> bool:
 def apply_mode(state: AgentState, mode: str, actor: str) -> None:
     """Switches the permission mode (through ``set_permission_mode``, which also records the
     change in the plan audit log)."""
-    from .._permission_mode import set_permission_mode
-
     set_permission_mode(state, mode, actor=actor)
 
 
+@audit_mode_changes
 def prepare_mode_audit(state: AgentState, actor: str) -> Callable[[Any, Any], None] | None:
     """Checks everything a mode-change audit entry needs *before* the mode changes (the actor,
     the stored state) and returns the function that records it; None when plan mode is not in

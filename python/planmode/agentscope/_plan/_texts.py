@@ -209,7 +209,7 @@ def cancelled_by(actor: str) -> str:
 
 
 def todo_summary(todos: list[dict[str, Any]]) -> str:
-    """todo_write's result: counts and the list with [x] / [~] / [ ] marks."""
+    """todo_write's result: counts and the list in `<todos>` tags, with [x] / [~] / [ ] marks."""
     if not todos:
         return "Todo list cleared (0 items)."
     counts = {s: sum(1 for t in todos if t["status"] == s) for s in ("in_progress", "pending", "completed")}
@@ -217,7 +217,7 @@ def todo_summary(todos: list[dict[str, Any]]) -> str:
         f"Todo list updated: {counts['in_progress']} in progress, {counts['pending']} pending, "
         f"{counts['completed']} completed."
     )
-    return head + "\n" + todo_lines(todos)
+    return head + "\n" + todos_block(todos)
 
 
 def todo_lines(todos: list[dict[str, Any]]) -> str:
@@ -279,9 +279,24 @@ def child_note() -> str:
     )
 
 
-def wrap_hint(body: str | None, todos: list[dict[str, Any]]) -> str | None:
-    """A note in `<plan-mode>` tags followed by the todo list in `<todos>` tags (each if any)."""
-    parts = [f"<plan-mode>\n{body}\n</plan-mode>"] if body else []
-    if todos:
-        parts.append(f"<todos>\n{todo_lines(todos)}\n</todos>")
-    return "\n".join(parts) or None
+#: How an empty todo list is shown in a note.
+EMPTY_TODOS = "<todos>\n(no items)\n</todos>"
+
+
+def todos_block(todos: list[dict[str, Any]]) -> str:
+    """The todo list in `<todos>` tags, as todo_write's result and the notes show it."""
+    return f"<todos>\n{todo_lines(todos)}\n</todos>" if todos else EMPTY_TODOS
+
+
+def status_block(body: str) -> str:
+    """Where the model stands, in `<plan-mode>` tags."""
+    return f"<plan-mode>\n{body}\n</plan-mode>"
+
+
+def last_block(text: str, tag: str) -> str | None:
+    """The last `<tag>...</tag>` part of `text` (tags included), if any."""
+    start = text.rfind(f"<{tag}>")
+    if start < 0:
+        return None
+    end = text.find(f"</{tag}>", start)
+    return text[start:end + len(tag) + 3] if end >= 0 else None
