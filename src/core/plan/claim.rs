@@ -206,11 +206,13 @@ impl PlanState {
             ));
             self.push_audit(e);
         }
-        let mut e = AuditEntry::new(AuditKind::DecisionClaimed, &answer.actor, at);
-        e.revision = Some(pending.revision);
-        e.decision = Some(decision);
-        e.detail = Some(format!("via {}", answer.channel.as_str()));
-        self.push_audit(e);
+        if answer.channel == Channel::Admin {
+            // Applied later, maybe on another node: the claim is part of the record.
+            let mut e = AuditEntry::new(AuditKind::DecisionClaimed, &answer.actor, at);
+            e.revision = Some(pending.revision);
+            e.decision = Some(decision);
+            self.push_audit(e);
+        }
         if let Some(p) = self.pending.as_mut() {
             p.claim = Some(claim.clone());
         }

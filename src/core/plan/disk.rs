@@ -55,6 +55,15 @@ impl PlanState {
         Some(view)
     }
 
+    /// The plan file's text when it is a human edit; `None` when missing or not an edit.
+    /// Errors when it cannot be read safely.
+    pub fn read_for_sync(&self, ws: &Workspace, max_bytes: usize) -> PlanResult<Option<String>> {
+        let Some(rel) = self.plan_path.as_deref() else {
+            return Ok(None);
+        };
+        Ok(ws.read(rel, max_bytes)?.filter(|t| self.is_human_edit(t)))
+    }
+
     /// Writes the latest revision to the plan file when the file is missing or holds a stale
     /// copy of an older revision; never overwrites a human edit. Returns true when it wrote.
     pub fn restore_file(&self, ws: &Workspace, max_bytes: usize) -> PlanResult<bool> {

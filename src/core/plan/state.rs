@@ -31,6 +31,14 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// Every phase, in lifecycle order.
+    pub const ALL: [Self; 4] = [
+        Self::NeverEntered,
+        Self::Planning,
+        Self::AwaitingApproval,
+        Self::Building,
+    ];
+
     /// The stored name of the phase.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -511,9 +511,18 @@ impl PyPlanBook {
         )
     }
 
+    /// The plan file's text when it is a human edit (text no revision has), else None; raises when
+    /// the file cannot be read safely (a symlink, not UTF-8, too big...).
+    fn human_edit(&self, py: Python<'_>, workspace: &PyPlanWorkspace) -> PyResult<Option<String>> {
+        let max = self.limits.max_plan_bytes;
+        py.detach(|| self.state.read_for_sync(workspace.inner(), max))
+            .map_err(to_py_err)
+    }
+
     /// Records a human edit of this node's plan file (text no revision has) as a new revision
     /// marked edited by the user; while awaiting approval the request moves to it. Returns the
-    /// new revision number, or None when the file holds no human edit.
+    /// new revision number, or None when the file holds no human edit (or is missing). Raises
+    /// when the file cannot be read safely (a symlink, a hard link, not UTF-8, too big).
     #[pyo3(signature = (workspace, actor = "user", at = None))]
     fn sync_file(
         &mut self,
@@ -523,10 +532,10 @@ impl PyPlanBook {
         at: Option<String>,
     ) -> PyResult<Option<u32>> {
         let max = self.limits.max_plan_bytes;
-        let Some(view) = py.detach(|| self.state.inspect_file(workspace.inner(), max)) else {
-            return Ok(None);
-        };
-        let Some(text) = view.text.filter(|_| view.edited_on_disk) else {
+        let view = py
+            .detach(|| self.state.read_for_sync(workspace.inner(), max))
+            .map_err(to_py_err)?;
+        let Some(text) = view else {
             return Ok(None);
         };
         let w = self
@@ -538,18 +547,20 @@ impl PyPlanBook {
 
     /// Writes the latest revision to this node's plan file when it is missing or a stale copy
     /// of an older revision (never over a human edit); records it and returns True when it wrote.
-    #[pyo3(signature = (workspace, at = None))]
+    /// With `audit=False` nothing is recorded (the file follows a decision just recorded).
+    #[pyo3(signature = (workspace, at = None, *, audit = true))]
     fn restore_file(
         &mut self,
         py: Python<'_>,
         workspace: &PyPlanWorkspace,
         at: Option<String>,
+        audit: bool,
     ) -> PyResult<bool> {
         let max = self.limits.max_plan_bytes;
         let wrote = py
             .detach(|| self.state.restore_file(workspace.inner(), max))
             .map_err(to_py_err)?;
-        if wrote {
+        if wrote && audit {
             self.state.record_restored(&at_or_now(at));
         }
         Ok(wrote)
