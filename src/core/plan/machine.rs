@@ -318,20 +318,6 @@ impl PlanState {
             &answer.grants,
             answer.may_escalate,
         )?;
-        let pending = self
-            .pending
-            .clone()
-            .filter(|_| self.phase == Phase::AwaitingApproval)
-            .ok_or_else(|| PlanError::Phase("no plan approval is pending".into()))?;
-        if let Some(r) = answer.revision
-            && r != pending.revision
-        {
-            return Err(PlanError::Phase(format!(
-                "the answer is about revision {r} but revision {} is awaiting approval: review revision {} \
-                 and decide again",
-                pending.revision, pending.revision
-            )));
-        }
         if answer.revision.is_some() && answer.file_text.is_some() {
             return Err(PlanError::InvalidInput(
                 "an answer bound to a revision cannot carry a plan-file edit: record the edit first \
@@ -352,21 +338,6 @@ impl PlanState {
                 "an edited plan goes only with an approval (decision is {}): send the text as feedback, or \
                  approve_with_edits",
                 decision.as_str()
-            )));
-        }
-        let latest_sha = self.latest().map(|r| r.sha256.as_str());
-        let differs = |t: &Option<String>| {
-            t.as_deref()
-                .is_some_and(|t| Some(sha256_hex(t).as_str()) != latest_sha)
-        };
-        if decision == Decision::ApproveWithEdits
-            && !differs(&answer.edited_plan)
-            && !differs(&answer.file_text)
-        {
-            return Err(PlanError::InvalidInput(format!(
-                "approve_with_edits needs an edited plan that differs from revision {}: pass edited_plan, or \
-                 approve",
-                pending.revision
             )));
         }
         if let Some(mode) = &answer.next_mode {
@@ -392,6 +363,36 @@ impl PlanState {
             if let Some(t) = text {
                 validate_plan_text(t, limits.max_plan_bytes, what)?;
             }
+        }
+        let latest_sha = self.latest().map(|r| r.sha256.as_str());
+        let differs = |t: &Option<String>| {
+            t.as_deref()
+                .is_some_and(|t| Some(sha256_hex(t).as_str()) != latest_sha)
+        };
+        if decision == Decision::ApproveWithEdits
+            && !differs(&answer.edited_plan)
+            && !differs(&answer.file_text)
+        {
+            return Err(PlanError::InvalidInput(format!(
+                "approve_with_edits needs an edited plan that differs from revision {}: pass edited_plan, or \
+                 approve",
+                self.latest().map_or(0, |r| r.number)
+            )));
+        }
+        // The answer is well-formed; does it fit the request it answers?
+        let pending = self
+            .pending
+            .clone()
+            .filter(|_| self.phase == Phase::AwaitingApproval)
+            .ok_or_else(|| PlanError::Phase("no plan approval is pending".into()))?;
+        if let Some(r) = answer.revision
+            && r != pending.revision
+        {
+            return Err(PlanError::Phase(format!(
+                "the answer is about revision {r} but revision {} is awaiting approval: review revision {} \
+                 and decide again",
+                pending.revision, pending.revision
+            )));
         }
         Ok((decision, pending))
     }

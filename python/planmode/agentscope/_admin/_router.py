@@ -131,6 +131,25 @@ def admin_router(
         """Leaves plan mode without a human gate; a pending approval is cancelled and its parked reply closed."""
         return await switch(request, session_id, agent_id, user_id, enter=False)
 
+    @router.post("/sessions/{session_id}/plan:restore-file", dependencies=[guard], summary="Restore the plan file")
+    async def restore_file(
+        session_id: str, request: Request, agent_id: str = agent_query, user_id: str = Depends(get_current_user_id)
+    ) -> dict[str, Any]:
+        """Writes the latest revision into this node's plan file when it is missing or a stale copy of an older
+        revision (never over a human edit; audited). The agent does the same whenever it runs on a node."""
+        storage: StorageBase = request.app.state.storage
+        bus: MessageBus = request.app.state.message_bus
+        async with locked_session(storage, bus, user_id, agent_id, session_id) as record:
+            book = _store.load(record.state)
+            try:
+                wrote = book.restore_file(PlanWorkspace(await workdir_of(request, record, user_id, agent_id)))
+            except PlanModeError as exc:
+                raise _refusal(exc) from None
+            if wrote:
+                _store.save(record.state, book)
+                await save_state(storage, user_id, agent_id, record)
+        return {**await view_of(request, record, user_id, agent_id), "restored": wrote}
+
     @router.post(
         "/sessions/{session_id}/plan:decide",
         dependencies=[guard],
@@ -154,11 +173,9 @@ def admin_router(
         actor = actor_from(request, actor_header)
         async with locked_session(storage, bus, user_id, agent_id, session_id) as record:
             book = _store.load(record.state)
-            if book.phase != "awaiting_approval":
-                raise _conflict("no plan approval is pending in this session")
             workdir = await workdir_of(request, record, user_id, agent_id)
-            try:
-                edited = book.sync_file(PlanWorkspace(workdir), "user")
+            try:  # only an edit of a plan awaiting approval is one to review now
+                edited = book.sync_file(PlanWorkspace(workdir), "user") if book.phase == "awaiting_approval" else None
             except PlanModeError as exc:  # a symlinked, hard-linked or unreadable plan file: fix it first
                 raise _refusal(exc) from None
             except OSError as exc:
