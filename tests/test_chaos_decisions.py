@@ -29,7 +29,7 @@ SESSIONS = 30
 NODES = ("n1", "n2", "n3")
 RUN_LOCK_TTL_SECS = 3
 DECISION_LEASE_SECS = 4
-CHAOS_SECS = 20
+CHAOS_SECS = 25
 SETTLE_SECS = 120
 
 
@@ -162,7 +162,7 @@ def test_sessions_survive_nodes_dying_during_resumes(tmp_path: Path) -> None:
                 time.sleep(rng.uniform(1.0, 2.5))
                 with cluster.lock:
                     up = sorted(cluster.ready)
-                if len(up) > 1:  # keep one node serving so the drivers can go on
+                if up:  # only a node that finished starting (the drivers retry while none serves)
                     restarts.append(cluster.kill_and_restart(rng.choice(up)))
                     kills += 1
             for restart in restarts:
