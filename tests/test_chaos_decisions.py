@@ -29,7 +29,7 @@ SESSIONS = 30
 NODES = ("n1", "n2", "n3")
 RUN_LOCK_TTL_SECS = 3
 DECISION_LEASE_SECS = 4
-CHAOS_SECS = 25
+CHAOS_SECS = 20
 SETTLE_SECS = 120
 
 
@@ -82,7 +82,13 @@ class Cluster:
         node.kill()
 
         def back() -> None:
-            self._spawn(name).wait_ready()
+            node = self._spawn(name)
+            while True:  # a loaded machine may take a while: wait as long as the process lives
+                try:
+                    node.wait_ready()
+                    break
+                except TimeoutError:
+                    continue
             with self.lock:
                 self.ready.add(name)
 

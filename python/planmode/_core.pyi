@@ -186,9 +186,9 @@ class PlanBook:
         state: dict[str, Any] | None = None,
         *,
         max_plan_bytes: int = ...,
-        max_revisions_kept: int = 20,
-        max_revision_records: int = 200,
-        max_audit_entries: int = 200,
+        max_revisions_kept: int = ...,
+        max_revision_records: int = ...,
+        max_audit_entries: int = ...,
     ) -> PlanBook: ...
     def to_state(self) -> dict[str, Any]: ...
     def copy(self) -> PlanBook: ...

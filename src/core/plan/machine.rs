@@ -57,7 +57,7 @@ pub enum ForceExit {
     /// Plan mode ended; `cancelled` is the approval request that was withdrawn, if any.
     Exited {
         /// The withdrawn approval request.
-        cancelled: Option<Pending>,
+        cancelled: Option<Box<Pending>>,
     },
 }
 
@@ -487,7 +487,9 @@ impl PlanState {
         let mut e = AuditEntry::new(AuditKind::ForcedExit, actor, at);
         e.revision = self.latest().map(|r| r.number);
         self.push_audit(e);
-        Ok(ForceExit::Exited { cancelled })
+        Ok(ForceExit::Exited {
+            cancelled: cancelled.map(Box::new),
+        })
     }
 
     /// Withdraws a pending approval without a decision (the parked reply was interrupted);

@@ -103,10 +103,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_actor, m)?)?;
     m.add_function(wrap_pyfunction!(qualify_actor, m)?)?;
     m.add("PLAN_STATE_KEY", crate::core::plan::state::STATE_KEY)?;
-    m.add(
-        "PLAN_PHASES",
-        crate::core::plan::state::Phase::ALL.map(|p| p.as_str()),
-    )?;
+    let phases = crate::core::plan::state::Phase::ALL.map(|p| p.as_str());
+    m.add("PLAN_PHASES", pyo3::types::PyTuple::new(m.py(), phases)?)?;
     m.add("DEFAULT_MAX_PLAN_BYTES", DEFAULT_MAX_PLAN_BYTES)?;
     Ok(())
 }
