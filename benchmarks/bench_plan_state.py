@@ -35,8 +35,9 @@ def grow(state: AgentState, count: int, bounds: dict[str, int]) -> None:
     book = _store.load(state, **bounds)
     for i in range(count):
         book.write(f"{PLAN}\nrevision {i}\n")
-        if i % 10 == 0:
-            book.record_exit_refused("DONT_ASK: no human available to approve the plan")
+        if i % 10 == 0:  # a model retrying plan_exit under DONT_ASK: three refusals in a row
+            for _ in range(3):
+                book.record_exit_refused("DONT_ASK: no human available to approve the plan")
     _store.save(state, book)
 
 
@@ -57,8 +58,20 @@ def write_time_us(plan: PlanMode, state: AgentState, repeats: int = 30) -> float
     return times[len(times) // 2]
 
 
-def measure(count: int, bounds: dict[str, int]) -> tuple[int, float, dict[str, Any]]:
-    """State bytes, plan_write µs and the trimmed counts after ``count`` revisions."""
+def state_time_us(state: AgentState, bounds: dict[str, int], repeats: int = 30) -> float:
+    """Median microseconds of the state part alone: load the book, record a revision, store it."""
+    times = []
+    for i in range(repeats):
+        start = time.perf_counter()
+        book = _store.load(state, **bounds)
+        book.write(f"{PLAN}\nstate-only {i}\n")
+        _store.save(state, book)
+        times.append((time.perf_counter() - start) * 1e6)
+    return sorted(times)[len(times) // 2]
+
+
+def measure(count: int, bounds: dict[str, int]) -> tuple[int, float, float, dict[str, Any]]:
+    """State bytes, plan_write µs, state-only µs and the trimmed counts after ``count`` revisions."""
     with tempfile.TemporaryDirectory() as root:
         plan = PlanMode(workspace_dir=root, **bounds)
         state = AgentState()
@@ -67,19 +80,21 @@ def measure(count: int, bounds: dict[str, int]) -> tuple[int, float, dict[str, A
         grow(state, count, bounds)
         size = len(json.dumps(state.middle_context[_store.STATE_KEY]))
         micros = write_time_us(plan, state)
-        return size, micros, PlanBook(state.middle_context[_store.STATE_KEY], **bounds).trimmed
+        state_micros = state_time_us(state, bounds)
+        return size, micros, state_micros, PlanBook(state.middle_context[_store.STATE_KEY], **bounds).trimmed
 
 
 def main() -> None:
     """Prints one row per revision count: bounded and unbounded side by side, and their ratios."""
     defaults = {"max_revisions_kept": 20, "max_revision_records": 200, "max_audit_entries": 200}
-    print(f"{'revisions':>10} {'bounded KB':>11} {'unbounded KB':>13} {'size x':>7} "
-          f"{'write µs':>9} {'unbounded µs':>13} {'time x':>7}  trimmed (bounded)")  # fmt: skip
+    print("plan_write = the whole tool call (includes the fsync'd atomic file write); state = load, record, store")
+    print(f"{'revisions':>10} {'bounded KB':>11} {'unbounded KB':>13} {'size x':>7} {'plan_write µs':>14} "
+          f"{'unbounded':>10} {'state µs':>9} {'unbounded':>10} {'state x':>8}  trimmed (bounded)")  # fmt: skip
     for count in COUNTS:
-        size, micros, trimmed = measure(count, defaults)
-        usize, umicros, _ = measure(count, UNBOUNDED)
-        print(f"{count:>10,} {size / 1024:>11.1f} {usize / 1024:>13.1f} {usize / size:>7.1f} "
-              f"{micros:>9.0f} {umicros:>13.0f} {umicros / micros:>7.1f}  {trimmed}")  # fmt: skip
+        size, micros, smicros, trimmed = measure(count, defaults)
+        usize, umicros, usmicros, _ = measure(count, UNBOUNDED)
+        print(f"{count:>10,} {size / 1024:>11.1f} {usize / 1024:>13.1f} {usize / size:>7.1f} {micros:>14.0f} "
+              f"{umicros:>10.0f} {smicros:>9.0f} {usmicros:>10.0f} {usmicros / smicros:>8.1f}  {trimmed}")  # fmt: skip
     print(f"(defaults: {defaults}; plan text {len(PLAN)} bytes; Path: {Path(__file__).name})")
 
 
