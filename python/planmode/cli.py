@@ -134,7 +134,8 @@ def _wait_applied(client: AdminClient, answer: dict[str, Any]) -> None:
         view = client.status()
         pending = view.get("pending") or {}
         if pending.get("tool_call_id") != answer.get("tool_call_id"):
-            last = next((a for a in reversed(view.get("audit") or []) if a.get("kind") == "decision"), {})
+            decisions = [a for a in view.get("audit") or [] if a.get("kind") == "decision"]
+            last: dict[str, Any] = decisions[-1] if decisions else {}
             if last.get("decision") == "cancel":
                 raise CliError(f"the decision was not applied: {last.get('detail')}", 1)
             return

@@ -77,11 +77,12 @@ def plan_status(agent_or_state: Agent | AgentState) -> PlanStatus:
 
 
 def _in_flight(book: PlanBook) -> dict[str, Any] | None:
-    claim = (book.pending or {}).get("claim")
+    pending = book.pending or {}
+    claim = pending.get("claim")
     if not claim:
         return None
     shown = {k: v for k, v in claim.items() if k != "edited_plan"}
-    return {**shown, "tool_call_id": book.pending["tool_call_id"], "live": book.live_claim is not None}
+    return {**shown, "tool_call_id": pending["tool_call_id"], "live": book.live_claim is not None}
 
 
 def _absolute(book: PlanBook) -> str | None:

@@ -104,7 +104,7 @@ class PlanMode:
         self.max_revisions_kept = max_revisions_kept
         self._bounds = {"max_revisions_kept": max_revisions_kept, "max_revision_records": max_revision_records,
                         "max_audit_entries": max_audit_entries}  # fmt: skip
-        PlanBook(max_plan_bytes=max_plan_bytes, **self._bounds)  # the core checks the bounds
+        PlanBook(None, max_plan_bytes=max_plan_bytes, **self._bounds)  # the core checks the bounds
         if not 1 <= decision_lease_secs <= 86_400:
             raise InvalidInputError(f"decision_lease_secs must be between 1 and 86400, got {decision_lease_secs}")
         check_actor(chat_actor)
