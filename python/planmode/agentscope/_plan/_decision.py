@@ -54,11 +54,10 @@ def remember_issued(tool_call_id: str, answer: dict[str, Any]) -> None:
 
 
 def _was_issued(tool_call_id: str, answer: dict[str, Any]) -> bool:
+    """True when ``answer_plan`` in this process built exactly ``answer`` for this call (kept, so the same
+    event may be passed again after a reply that failed)."""
     digest = _ISSUED.get(tool_call_id)
-    if digest is None or digest != _digest(answer):
-        return False
-    del _ISSUED[tool_call_id]
-    return True
+    return digest is not None and digest == _digest(answer)
 
 
 def _payload_answer(result: ConfirmResult) -> dict[str, Any]:
