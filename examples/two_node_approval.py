@@ -57,8 +57,11 @@ def run(workdir: Path, manual: bool) -> None:
             assert (view_b["revision"], view_b["sha256"], view_b["plan_content"]) == (
                 view["revision"], view["sha256"], view["plan_content"],
             )  # fmt: skip
+            restored = client_b.post(f"/v1/admin/sessions/{session_id}/plan:restore-file",
+                                     params={"agent_id": agent_id}, headers={"X-Admin-Token": TOKEN})
+            restored.raise_for_status()
             print(f"node B: same revision {view_b['revision']}, same sha256; plan restored into "
-                  f"{view_b['disk']['path']} (restored={view_b['disk']['restored']})")  # fmt: skip
+                  f"{restored.json()['disk']['path']} (restored={restored.json()['restored']})")  # fmt: skip
 
             if manual:
                 print(f"\nReview and decide on node B (admin token: {TOKEN}):\n  {node_b.url}/v1/admin/sessions/"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from admin_fixtures import TOKEN, USER, one_node  # noqa: F401  (fixture)
@@ -104,3 +105,46 @@ def test_edit_and_approve_in_chromium(one_node: AppNode, browser: webdriver.Chro
         assert browser.find_elements(By.ID, "no-pending")
         errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
         assert [e for e in errors if "403" not in e["message"]] == []  # no CSP violation, no script error
+
+
+def _parked_page(one_node: AppNode, browser: webdriver.Chrome, plan: str) -> tuple[str, str, dict]:  # noqa: F811
+    with one_node.client(USER) as client:
+        agent_id, session_id = create_scripted_session(client)
+        script = [tool_step("plan_enter"), tool_step("plan_write", {"content": plan}), tool_step("plan_exit"),
+                  say_step("Building.")]  # fmt: skip
+        send_user_text(client, agent_id, session_id, script_message(script))
+        view = wait_for(lambda: settled_in(client, agent_id, session_id, "awaiting_approval"), "the plan to park")
+    return agent_id, session_id, view
+
+
+def test_an_unreviewed_disk_edit_is_shown_with_its_diff_before_the_buttons(
+    one_node: AppNode, browser: webdriver.Chrome  # noqa: F811
+) -> None:
+    agent_id, session_id, view = _parked_page(one_node, browser, PLAN)
+    Path(view["disk"]["path"]).write_text(EDITED)
+    browser.get(f"{one_node.url}/v1/admin/sessions/{session_id}/plan/review?agent_id={agent_id}&user_id={USER}")
+    box = browser.find_element(By.ID, "disk-edit")
+    assert "nobody has reviewed it" in box.text
+    added = [e.text for e in box.find_elements(By.CSS_SELECTOR, "#disk-diff .add")]
+    assert "+3. Fuzz it" in added
+    sections = [s.get_attribute("id") or s.find_element(By.TAG_NAME, "h2").text
+                for s in browser.find_elements(By.CSS_SELECTOR, "main > section")]  # fmt: skip
+    assert sections.index("disk-edit") < sections.index("Decision")
+    browser.find_element(By.ID, "token").send_keys(TOKEN)
+    browser.find_element(By.ID, "btn-approve").click()
+    result = browser.find_element(By.ID, "result")
+    WebDriverWait(browser, 30).until(lambda _: result.text.startswith("Refused"))
+    assert "Refused (409)" in result.text and "recorded as revision 2" in result.text
+
+
+def test_the_page_notices_when_the_plan_changes_while_open(
+    one_node: AppNode, browser: webdriver.Chrome  # noqa: F811
+) -> None:
+    agent_id, session_id, view = _parked_page(one_node, browser, PLAN)
+    browser.get(f"{one_node.url}/v1/admin/sessions/{session_id}/plan/review?agent_id={agent_id}&user_id={USER}")
+    changed = browser.find_element(By.ID, "changed")
+    assert not changed.is_displayed()
+    Path(view["disk"]["path"]).write_text(EDITED)  # someone edits the plan while the human reads it
+    WebDriverWait(browser, 30).until(lambda _: changed.is_displayed())
+    assert "The plan changed since this page was loaded" in changed.text
+    assert browser.find_element(By.ID, "btn-approve").get_attribute("disabled") is not None

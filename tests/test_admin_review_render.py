@@ -150,7 +150,7 @@ def test_page_escapes_everything_and_loads_only_its_own_script() -> None:
 def test_page_without_pending_has_no_buttons_and_in_flight_is_reported() -> None:
     page = render_page(_view(pending=None), previous_content=None, decide_url="/d", static_url="/s", user_id="u")
     assert 'id="no-pending"' in page and "<button" not in page
-    claim = {"decision": "approve", "actor": HOSTILE, "revision": 2}
+    claim = {"decision": "approve", "actor": HOSTILE, "revision": 2, "live": True}
     page = render_page(_view(decision_in_flight=claim), previous_content=None, decide_url="/d", static_url="/s",
                        user_id="u")  # fmt: skip
     assert 'id="in-flight"' in page and "<button" not in page

@@ -34,31 +34,36 @@ def test_plan_written_on_a_is_approved_and_built_on_b_after_a_dies(two_nodes: Cl
             assert on_b[key] == on_a[key], key
         file_b = Path(on_b["disk"]["path"])
         assert file_b.is_relative_to(node_b.workspace_dir)
-        assert on_b["disk"]["restored"] is True and file_b.read_text() == PLAN  # restored from the state revision
-        assert on_b["disk"]["matches_state"] is True
+        assert on_b["disk"]["exists"] is False and not file_b.exists()  # a GET never writes
+        restored = client_b.post(f"/v1/admin/sessions/{session_id}/plan:restore-file", params={"agent_id": agent_id},
+                                 headers={"X-Admin-Token": TOKEN})  # fmt: skip
+        assert restored.status_code == 200 and restored.json()["restored"] is True
+        assert file_b.read_text() == PLAN and restored.json()["disk"]["matches_state"] is True
 
         # A human edits the plan file on node B's disk: the hash node A recorded no longer matches.
         file_b.write_text(EDITED)
         edited = get_plan(client_b, agent_id, session_id)
-        assert edited["disk"]["edited_on_disk"] is True and edited["disk"]["restored"] is False
+        assert edited["disk"]["edited_on_disk"] is True
         assert edited["disk"]["sha256"] == hashlib.sha256(EDITED.encode()).hexdigest() != on_a["sha256"]
         assert edited["sha256"] == on_a["sha256"]  # state is untouched until the human decides
 
-        approved = client_b.post(
-            f"/v1/admin/sessions/{session_id}/plan:decide",
-            params={"agent_id": agent_id},
-            json={"decision": "approve", "revision": on_b["revision"]},
-            headers={"X-Admin-Token": TOKEN, "X-Actor": "human-on-b"},
-        )
+        decide = {"params": {"agent_id": agent_id}, "headers": {"X-Admin-Token": TOKEN, "X-Actor": "human-on-b"}}
+        url = f"/v1/admin/sessions/{session_id}/plan:decide"
+        refused = client_b.post(url, json={"decision": "approve", "revision": 1}, **decide)
+        # approving revision 1 would approve text the human never reviewed: the edit becomes revision 2
+        assert refused.status_code == 409 and "recorded as revision 2" in refused.text, refused.text
+        review = get_plan(client_b, agent_id, session_id)
+        assert review["pending"]["revision"] == 2 and review["plan_content"] == EDITED
+        approved = client_b.post(url, json={"decision": "approve", "revision": 2}, **decide)
         assert approved.status_code == 202, approved.text
 
         built = wait_for(lambda: settled_in(client_b, agent_id, session_id, "building"), "the build on node B")
         decision = [entry for entry in built["audit"] if entry["kind"] == "decision"][-1]
-        assert (decision["decision"], decision["actor"]) == ("approve_with_edits", "admin:human-on-b")  # the disk edit
+        assert (decision["decision"], decision["actor"]) == ("approve", "admin:human-on-b")
         # the build phase ran on B: the todo list is the one the model wrote after the approval
         assert built["todos"] == [{"content": "Build the approved plan", "status": "in_progress"}]
         # the edit made on B's disk became a revision of its own, marked as a human edit; A's revision is kept
-        assert built["revision"] == 2 and built["plan_content"] == EDITED
+        assert (built["revision"], built["approved_revision"], built["plan_content"]) == (2, 2, EDITED)
         assert built["sha256"] == hashlib.sha256(EDITED.encode()).hexdigest()
         assert [(r["number"], r["sha256"], r["edited_by_user"]) for r in built["revisions"]] == [
             (1, on_a["sha256"], False), (2, built["sha256"], True)
@@ -114,5 +119,6 @@ def test_sessions_of_one_agent_planning_on_different_nodes_get_different_plan_fi
         # or the two plans would overwrite each other once both sessions run on the same node
         assert on_a["plan_path"] != on_b["plan_path"]
         for client, session_id, text in ((client_b, first, "# planned on A\n"), (client_a, second, "# planned on B\n")):
-            view = get_plan(client, agent_id, session_id)  # each node now holds both sessions' files
+            view = client.post(f"/v1/admin/sessions/{session_id}/plan:restore-file", params={"agent_id": agent_id},
+                               headers={"X-Admin-Token": TOKEN}).json()  # each node now holds both files
             assert view["disk"]["matches_state"] is True and Path(view["disk"]["path"]).read_text() == text

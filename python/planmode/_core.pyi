@@ -27,6 +27,9 @@ __all__ = [
     "plan_relpath",
     "utc_now",
     "check_actor",
+    "qualify_actor",
+    "PLAN_STATE_KEY",
+    "PLAN_PHASES",
     "DEFAULT_MAX_PLAN_BYTES",
 ]
 
@@ -187,6 +190,8 @@ from os import PathLike
 from typing import Any, final
 
 DEFAULT_MAX_PLAN_BYTES: int
+PLAN_STATE_KEY: str
+PLAN_PHASES: tuple[str, str, str, str]
 
 @final
 class PlanBook:
@@ -197,7 +202,9 @@ class PlanBook:
         state: dict[str, Any] | None = None,
         *,
         max_plan_bytes: int = ...,
-        max_revisions_kept: int = 50,
+        max_revisions_kept: int = ...,
+        max_revision_records: int = ...,
+        max_audit_entries: int = ...,
     ) -> PlanBook: ...
     def to_state(self) -> dict[str, Any]: ...
     def copy(self) -> PlanBook: ...
@@ -259,8 +266,48 @@ class PlanBook:
         revision: int | None = None,
         next_mode: str | None = None,
         grants: list[dict[str, Any]] | None = None,
+        channel: str = "in_process",
+        may_escalate: bool = False,
         at: str | None = None,
     ) -> dict[str, Any]: ...
+    def check_answer(
+        self,
+        decision: str,
+        actor: str = "user",
+        *,
+        feedback: str | None = None,
+        edited_plan: str | None = None,
+        revision: int | None = None,
+        next_mode: str | None = None,
+        grants: list[dict[str, Any]] | None = None,
+        channel: str = "in_process",
+        may_escalate: bool = False,
+    ) -> None: ...
+    def claim(
+        self,
+        decision: str,
+        actor: str = "user",
+        *,
+        feedback: str | None = None,
+        edited_plan: str | None = None,
+        revision: int | None = None,
+        next_mode: str | None = None,
+        grants: list[dict[str, Any]] | None = None,
+        channel: str = "admin",
+        may_escalate: bool = False,
+        lease_secs: int = 60,
+        at: str | None = None,
+    ) -> dict[str, Any]: ...
+    @property
+    def live_claim(self) -> dict[str, Any] | None: ...
+    def check_resume(self, tool_call_id: str) -> None: ...
+    def apply_claim(self, tool_call_id: str, file_text: str | None = None, at: str | None = None) -> dict[str, Any]: ...
+    def inspect_file(self, workspace: PlanWorkspace) -> dict[str, Any] | None: ...
+    def human_edit(self, workspace: PlanWorkspace) -> str | None: ...
+    def sync_file(self, workspace: PlanWorkspace, actor: str = "user", at: str | None = None) -> int | None: ...
+    def restore_file(self, workspace: PlanWorkspace, at: str | None = None, *, audit: bool = True) -> bool: ...
+    @property
+    def trimmed(self) -> dict[str, int]: ...
     def force_exit(self, actor: str, at: str | None = None) -> dict[str, Any] | None: ...
     def cancel_pending(self, actor: str, detail: str, at: str | None = None) -> bool: ...
     def record_mode_change(self, actor: str, from_mode: str, to_mode: str, at: str | None = None) -> None: ...
@@ -287,3 +334,4 @@ def plan_steps(text: str) -> list[str]: ...
 def plan_relpath(plan_dir: str, namespace: str | None = None) -> str: ...
 def utc_now() -> str: ...
 def check_actor(actor: str) -> None: ...
+def qualify_actor(given: str | None, default_kind: str = "admin") -> str: ...

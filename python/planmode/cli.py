@@ -8,7 +8,9 @@
     planmode enter | exit --session ID --agent AGENT
 
 Defaults come from PLANMODE_URL, PLANMODE_ADMIN_TOKEN, PLANMODE_USER, PLANMODE_AGENT and PLANMODE_ACTOR.
-Exit status: 0 done, 1 the server refused (its reason is printed), 2 bad usage or server unreachable.
+Exit status: 0 done, 1 the server refused (its reason is printed) or a decision was not applied,
+2 bad usage or server unreachable. A decision waits (up to --timeout) until the agent applied it;
+--no-wait returns once the server accepted it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import json
 import os
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -113,7 +116,36 @@ def _decide(client: AdminClient, decision: str, **fields: Any) -> dict[str, Any]
             raise CliError("no plan is awaiting approval in this session", 1)
         revision = pending["revision"]
     body = {"decision": decision, "revision": revision, **{k: v for k, v in fields.items() if v is not None}}
-    return client.request("POST", "/plan:decide", body)
+    answer = client.request("POST", "/plan:decide", body)
+    if not client.args.no_wait:
+        _wait_applied(client, answer)
+    return answer
+
+
+POLL_SECS = 0.5
+"""How often a decision's outcome is polled."""
+
+
+def _wait_applied(client: AdminClient, answer: dict[str, Any]) -> None:
+    """Returns once the agent applied ``answer``; CliError (exit 1) when it was refused, when its resume did
+    not complete (the session still waits for a decision), or when --timeout passes first."""
+    deadline = time.monotonic() + client.args.timeout
+    while True:
+        view = client.status()
+        pending = view.get("pending") or {}
+        if pending.get("tool_call_id") != answer.get("tool_call_id"):
+            decisions = [a for a in view.get("audit") or [] if a.get("kind") == "decision"]
+            last: dict[str, Any] = decisions[-1] if decisions else {}
+            if last.get("decision") == "cancel":
+                raise CliError(f"the decision was not applied: {last.get('detail')}", 1)
+            return
+        claim = view.get("decision_in_flight") or {}
+        if not view.get("running") and not claim.get("live"):
+            raise CliError("the decision was accepted but not applied (its resume did not complete); the plan "
+                           "still awaits a decision: decide again", 1)  # fmt: skip
+        if time.monotonic() > deadline:
+            raise CliError(f"the decision was not applied within {client.args.timeout:.0f}s; check `planmode status`", 1)
+        time.sleep(POLL_SECS)
 
 
 def _run(args: argparse.Namespace) -> str:
@@ -136,7 +168,9 @@ def _run(args: argparse.Namespace) -> str:
         )  # fmt: skip
     else:
         answer = _decide(client, command.replace("-", "_"), feedback=args.feedback)
-    return json.dumps(answer, indent=2) if args.json else f"{answer['decision']} sent for revision {answer['revision']}"
+    return json.dumps(answer, indent=2) if args.json else f"{answer['decision']} of revision {answer['revision']} " + (
+        "sent" if args.no_wait else "applied"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -162,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub = commands.add_parser(name, parents=[common], help=help_text)
         sub.add_argument("--revision", type=int, help="the revision you reviewed (default: the pending one)")
         sub.add_argument("--feedback", required=name == "request-changes", help="message for the agent")
+        sub.add_argument("--no-wait", action="store_true", help="return once the server accepted the decision")
         if name == "approve":
             sub.add_argument("--edited-plan", help="file with your edited plan (approve with edits)")
             sub.add_argument("--next-mode", help="permission mode for the build phase")

@@ -146,6 +146,7 @@ def create_scripted_app(
     admin_token: str,
     plan_dir: str = "plans",
     wiring_options: dict[str, Any] | None = None,
+    decision_lease_secs: int = 60,
 ) -> Any:
     """AgentScope's app on Redis with plan mode wired into every session and the admin router mounted
     (``wiring_options``: more ``PlanModeWiring`` options)."""
@@ -165,18 +166,25 @@ def create_scripted_app(
         extra_credentials=[ScriptedCredential],
         extra_agent_middlewares=wiring.middlewares,
     )
-    app.include_router(admin_router(token=admin_token))
+    app.include_router(admin_router(token=admin_token, decision_lease_secs=decision_lease_secs))
     return app
 
 
 def app_from_env() -> Any:
     """``uvicorn --factory planmode.agentscope.scripted_app:app_from_env`` (PLANMODE_REDIS_PORT,
     PLANMODE_WORKSPACE_DIR, PLANMODE_ADMIN_TOKEN, optional PLANMODE_REDIS_HOST and
-    PLANMODE_WIRING_OPTIONS, a JSON object of ``PlanModeWiring`` options)."""
+    PLANMODE_WIRING_OPTIONS, a JSON object of ``PlanModeWiring`` options; for fault tests
+    PLANMODE_RUN_LOCK_TTL_SECS shortens AgentScope's session-run lease and PLANMODE_DECISION_LEASE_SECS
+    the admin decision lease)."""
+    from agentscope.app.message_bus import MessageBusKeys
+
+    if os.environ.get("PLANMODE_RUN_LOCK_TTL_SECS"):
+        MessageBusKeys.SESSION_RUN_TTL_SECS = int(os.environ["PLANMODE_RUN_LOCK_TTL_SECS"])
     return create_scripted_app(
         redis_host=os.environ.get("PLANMODE_REDIS_HOST", "127.0.0.1"),
         redis_port=int(os.environ["PLANMODE_REDIS_PORT"]),
         workspace_dir=os.environ["PLANMODE_WORKSPACE_DIR"],
         admin_token=os.environ["PLANMODE_ADMIN_TOKEN"],
         wiring_options=json.loads(os.environ.get("PLANMODE_WIRING_OPTIONS") or "{}"),
+        decision_lease_secs=int(os.environ.get("PLANMODE_DECISION_LEASE_SECS", "60")),
     )

@@ -27,9 +27,31 @@ pub fn validate_actor(actor: &str) -> PlanResult<&str> {
     Ok(actor)
 }
 
+/// The actor an operator header names: kept when it already starts with a known kind
+/// (`user:alice`, `lead:ci`), else qualified with `default_kind` (`alice` -> `admin:alice`);
+/// `None` gives `default_kind` itself. Refused when the result is not a valid actor.
+pub fn qualify_actor(given: Option<&str>, default_kind: &str) -> PlanResult<String> {
+    let actor = match given {
+        None => default_kind.to_string(),
+        Some(g) if ACTOR_KINDS.contains(&g.split_once(':').map_or(g, |(k, _)| k)) => g.to_string(),
+        Some(g) => format!("{default_kind}:{g}"),
+    };
+    validate_actor(&actor)?;
+    Ok(actor)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn qualifies_operator_names() {
+        assert_eq!(qualify_actor(None, "admin").unwrap(), "admin");
+        assert_eq!(qualify_actor(Some("alice"), "admin").unwrap(), "admin:alice");
+        assert_eq!(qualify_actor(Some("lead:ci"), "admin").unwrap(), "lead:ci");
+        assert!(qualify_actor(Some("a\nb"), "admin").is_err());
+        assert!(qualify_actor(Some(&"x".repeat(200)), "admin").is_err());
+    }
 
     #[test]
     fn accepts_kinds_and_qualified_kinds() {

@@ -4,10 +4,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The current UTC time, to the second, as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn now_rfc3339() -> String {
-    let secs = SystemTime::now()
+    format_unix(now_unix())
+}
+
+/// Seconds since the Unix epoch, now.
+pub fn now_unix() -> u64 {
+    SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    format_unix(secs)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Formats seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (UTC).

@@ -5,6 +5,7 @@
 //! state exactly as it was.
 
 use super::actor::validate_actor;
+use super::claim::{Channel, check_authority};
 use super::content::{sha256_hex, validate_plan_text};
 use super::error::{PlanError, PlanResult};
 use super::grant::{Grant, check_grants};
@@ -26,10 +27,13 @@ impl Default for Limits {
     fn default() -> Self {
         Self {
             max_plan_bytes: super::content::DEFAULT_MAX_PLAN_BYTES,
-            max_revisions_kept: 50,
+            max_revisions_kept: DEFAULT_REVISIONS_KEPT,
         }
     }
 }
+
+/// Default number of revisions whose full text is kept.
+pub const DEFAULT_REVISIONS_KEPT: usize = 20;
 
 /// Longest feedback or summary accepted, in bytes.
 pub const MAX_NOTE_BYTES: usize = 64 * 1024;
@@ -53,7 +57,7 @@ pub enum ForceExit {
     /// Plan mode ended; `cancelled` is the approval request that was withdrawn, if any.
     Exited {
         /// The withdrawn approval request.
-        cancelled: Option<Pending>,
+        cancelled: Option<Box<Pending>>,
     },
 }
 
@@ -87,6 +91,10 @@ pub struct Answer {
     pub next_mode: Option<String>,
     /// Allow rules granted with an approval (expire on the next entry).
     pub grants: Vec<Grant>,
+    /// How the answer arrived (decides which actors, modes and grants it may carry).
+    pub channel: Channel,
+    /// Lets a chat answer switch the mode or grant rules (a deployment's opt-in).
+    pub may_escalate: bool,
 }
 
 /// What a decision did.
@@ -124,10 +132,6 @@ fn check_note(note: Option<&str>, what: &str) -> PlanResult<()> {
 }
 
 impl PlanState {
-    fn push_audit(&mut self, entry: AuditEntry) {
-        self.audit.push(entry);
-    }
-
     /// Enters plan mode (idempotent while active). Re-entry keeps the plan and its revisions.
     pub fn enter(&mut self, actor: &str, at: &str) -> PlanResult<EnterOutcome> {
         validate_actor(actor)?;
@@ -195,7 +199,7 @@ impl PlanState {
             e.detail = Some("edited by user".into());
         }
         self.push_audit(e);
-        self.prune(limits);
+        self.trim_revisions(limits.max_revisions_kept);
         WriteOutcome {
             revision: number,
             sha256: sha,
@@ -203,7 +207,9 @@ impl PlanState {
         }
     }
 
-    /// Records a human edit of the plan file found on disk (any phase with a plan).
+    /// Records a human edit of the plan file found on disk (any phase with a plan). While
+    /// awaiting approval the request moves to the new revision and an accepted answer about
+    /// the old one is void: the human reviews the edit before anything is approved.
     pub fn record_file_edit(
         &mut self,
         text: &str,
@@ -213,25 +219,25 @@ impl PlanState {
     ) -> PlanResult<WriteOutcome> {
         validate_actor(actor)?;
         validate_plan_text(text, limits.max_plan_bytes, "the edited plan file")?;
-        Ok(self.add_revision(text, actor, true, at, limits))
+        let out = self.add_revision(text, actor, true, at, limits);
+        if !out.unchanged
+            && let Some(p) = self.pending.as_mut()
+        {
+            p.revision = out.revision;
+            p.claim = None;
+        }
+        Ok(out)
     }
 
-    /// Drops the text of old revisions beyond the kept count (never the latest, approved or pending).
-    fn prune(&mut self, limits: &Limits) {
-        let keep = limits.max_revisions_kept.max(1);
-        let with_text = self.revisions.iter().filter(|r| r.content.is_some()).count();
-        let mut excess = with_text.saturating_sub(keep);
-        let protected = [self.approved_revision, self.pending.as_ref().map(|p| p.revision)];
-        let last = self.latest().map(|r| r.number);
-        for r in &mut self.revisions {
-            if excess == 0 {
-                break;
-            }
-            if r.content.is_some() && Some(r.number) != last && !protected.contains(&Some(r.number)) {
-                r.content = None;
-                excess -= 1;
-            }
+    /// True when `text` (the plan file's content) is a human edit: it differs from every
+    /// recorded revision. A copy of an older revision (a node that missed later writes) is
+    /// stale, not an edit.
+    pub fn is_human_edit(&self, text: &str) -> bool {
+        if self.latest().is_none() || text.trim().is_empty() {
+            return false;
         }
+        let sha = sha256_hex(text);
+        !self.revisions.iter().any(|r| r.sha256 == sha)
     }
 
     /// Checks that `plan_exit` may ask for approval now; returns the revision to approve.
@@ -273,6 +279,7 @@ impl PlanState {
             summary: summary.map(str::to_string),
             requested_at: at.to_string(),
             auto,
+            claim: None,
         });
         self.phase = Phase::AwaitingApproval;
         let mut e = AuditEntry::new(AuditKind::ExitRequested, "model", at);
@@ -290,26 +297,49 @@ impl PlanState {
         self.push_audit(e);
     }
 
-    /// Applies the answer to the pending approval.
-    pub fn decide(&mut self, answer: &Answer, at: &str, limits: &Limits) -> PlanResult<DecisionOutcome> {
+    /// Judges an answer against the pending approval without changing anything: the one
+    /// place that says what each decision requires and who may give it. Returns the
+    /// decision and the pending request it answers.
+    pub fn check_answer(&self, answer: &Answer, limits: &Limits) -> PlanResult<(Decision, Pending)> {
         let decision = answer
             .decision
             .ok_or_else(|| PlanError::InvalidInput("no decision given".into()))?;
+        if decision == Decision::Cancel {
+            return Err(PlanError::InvalidInput(
+                "cancel is not an answer: use approve, approve_with_edits, request_changes or reject".into(),
+            ));
+        }
         validate_actor(&answer.actor)?;
-        let pending = self
-            .pending
-            .clone()
-            .filter(|_| self.phase == Phase::AwaitingApproval)
-            .ok_or_else(|| PlanError::Phase("no plan approval is pending".into()))?;
-        if let Some(r) = answer.revision
-            && r != pending.revision
-        {
-            return Err(PlanError::Phase(format!(
-                "the answer is about revision {r} but revision {} is awaiting approval",
-                pending.revision
-            )));
+        check_authority(
+            answer.channel,
+            &answer.actor,
+            decision,
+            answer.next_mode.as_deref(),
+            &answer.grants,
+            answer.may_escalate,
+        )?;
+        if answer.revision.is_some() && answer.file_text.is_some() {
+            return Err(PlanError::InvalidInput(
+                "an answer bound to a revision cannot carry a plan-file edit: record the edit first \
+                 (it becomes a revision of its own to review)"
+                    .into(),
+            ));
         }
         check_note(answer.feedback.as_deref(), "feedback")?;
+        if decision == Decision::RequestChanges
+            && answer.feedback.as_deref().is_none_or(|f| f.trim().is_empty())
+        {
+            return Err(PlanError::InvalidInput(
+                "request_changes needs feedback: say what to change".into(),
+            ));
+        }
+        if answer.edited_plan.is_some() && !decision.approves() {
+            return Err(PlanError::InvalidInput(format!(
+                "an edited plan goes only with an approval (decision is {}): send the text as feedback, or \
+                 approve_with_edits",
+                decision.as_str()
+            )));
+        }
         if let Some(mode) = &answer.next_mode {
             validate_mode(mode)?;
             if !decision.approves() {
@@ -334,6 +364,42 @@ impl PlanState {
                 validate_plan_text(t, limits.max_plan_bytes, what)?;
             }
         }
+        let latest_sha = self.latest().map(|r| r.sha256.as_str());
+        let differs = |t: &Option<String>| {
+            t.as_deref()
+                .is_some_and(|t| Some(sha256_hex(t).as_str()) != latest_sha)
+        };
+        if decision == Decision::ApproveWithEdits
+            && !differs(&answer.edited_plan)
+            && !differs(&answer.file_text)
+        {
+            return Err(PlanError::InvalidInput(format!(
+                "approve_with_edits needs an edited plan that differs from revision {}: pass edited_plan, or \
+                 approve",
+                self.latest().map_or(0, |r| r.number)
+            )));
+        }
+        // The answer is well-formed; does it fit the request it answers?
+        let pending = self
+            .pending
+            .clone()
+            .filter(|_| self.phase == Phase::AwaitingApproval)
+            .ok_or_else(|| PlanError::Phase("no plan approval is pending".into()))?;
+        if let Some(r) = answer.revision
+            && r != pending.revision
+        {
+            return Err(PlanError::Phase(format!(
+                "the answer is about revision {r} but revision {} is awaiting approval: review revision {} \
+                 and decide again",
+                pending.revision, pending.revision
+            )));
+        }
+        Ok((decision, pending))
+    }
+
+    /// Applies the answer to the pending approval (after [`Self::check_answer`]).
+    pub fn decide(&mut self, answer: &Answer, at: &str, limits: &Limits) -> PlanResult<DecisionOutcome> {
+        let (decision, pending) = self.check_answer(answer, limits)?;
         // Checks done; apply.
         let before = self.latest().map(|r| r.number);
         for text in [&answer.file_text, &answer.edited_plan].into_iter().flatten() {
@@ -390,10 +456,23 @@ impl PlanState {
 
     /// Ends plan mode without a human (programmatic/admin), cancelling a pending approval.
     /// Does nothing (and records nothing) when plan mode is not active.
-    pub fn force_exit(&mut self, actor: &str, at: &str) -> PlanResult<ForceExit> {
+    /// Refused while an accepted answer is being applied (its claim is live): the decision
+    /// wins, and plan mode can be ended once it applied or its lease ran out.
+    pub fn force_exit(&mut self, actor: &str, at: &str, now_unix: u64) -> PlanResult<ForceExit> {
         validate_actor(actor)?;
         if !self.phase.is_active() {
             return Ok(ForceExit::NotActive);
+        }
+        if let Some(c) = self.live_claim(now_unix) {
+            return Err(PlanError::Phase(format!(
+                "a decision is being applied ({} of revision {} by {} at {}): plan mode ends with it; \
+                 exit again after it applied, or after its lease ends (unix time {})",
+                c.decision.as_str(),
+                c.revision.map_or_else(|| "?".into(), |r| r.to_string()),
+                c.actor,
+                c.at,
+                c.expires_unix
+            )));
         }
         let cancelled = self.pending.take();
         if let Some(p) = &cancelled {
@@ -408,7 +487,9 @@ impl PlanState {
         let mut e = AuditEntry::new(AuditKind::ForcedExit, actor, at);
         e.revision = self.latest().map(|r| r.number);
         self.push_audit(e);
-        Ok(ForceExit::Exited { cancelled })
+        Ok(ForceExit::Exited {
+            cancelled: cancelled.map(Box::new),
+        })
     }
 
     /// Withdraws a pending approval without a decision (the parked reply was interrupted);

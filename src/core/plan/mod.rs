@@ -4,8 +4,11 @@
 //! plan-path safety, and the JSON form stored in `agent.state.middle_context["planmode"]`.
 
 pub mod actor;
+pub mod bounds;
+pub mod claim;
 pub mod clock;
 pub mod content;
+pub mod disk;
 pub mod error;
 pub mod grant;
 pub mod machine;
@@ -18,6 +21,8 @@ pub mod todo;
 #[cfg(test)]
 mod tests;
 
+pub use bounds::{Bounds, Trimmed};
+pub use claim::{Channel, Claim};
 pub use error::{PlanError, PlanResult};
 pub use machine::{Answer, DecisionOutcome, EnterOutcome, ForceExit, Limits, WriteOutcome};
 pub use path::Workspace;

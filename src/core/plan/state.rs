@@ -9,6 +9,9 @@ use super::content::sha256_hex;
 use super::error::{PlanError, PlanResult};
 use super::todo::{Todo, check_list};
 
+/// The `agent.state.middle_context` key holding plan-mode state.
+pub const STATE_KEY: &str = "planmode";
+
 /// Version of the stored JSON format.
 pub const STATE_VERSION: u32 = 1;
 
@@ -28,6 +31,14 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// Every phase, in lifecycle order.
+    pub const ALL: [Self; 4] = [
+        Self::NeverEntered,
+        Self::Planning,
+        Self::AwaitingApproval,
+        Self::Building,
+    ];
+
     /// The stored name of the phase.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -130,6 +141,9 @@ pub struct Pending {
     /// True when a policy (`auto_approve_in_bypass`) approves instead of a human.
     #[serde(default)]
     pub auto: bool,
+    /// The accepted answer waiting to be applied, if one was accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<super::claim::Claim>,
 }
 
 /// What an audit entry records.
@@ -152,6 +166,10 @@ pub enum AuditKind {
     ModeChange,
     /// The plan file was restored from state into the workspace.
     Restored,
+    /// An answer was accepted and waits for the parked reply to apply it.
+    DecisionClaimed,
+    /// An accepted answer was not applied within its lease and no longer blocks a decision.
+    ClaimExpired,
 }
 
 /// One line of the audit log.
@@ -182,6 +200,9 @@ pub struct AuditEntry {
     /// Free-form detail.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// How many identical entries in a row this one stands for (repeated refusals are folded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
 }
 
 impl AuditEntry {
@@ -197,6 +218,7 @@ impl AuditEntry {
             from_mode: None,
             to_mode: None,
             detail: None,
+            count: None,
         }
     }
 }
@@ -260,6 +282,12 @@ pub struct PlanState {
     /// Allow rules granted with the last approval; they expire on the next entry.
     #[serde(default)]
     pub grants: Vec<super::grant::Grant>,
+    /// What bounding the state dropped so far.
+    #[serde(default)]
+    pub trimmed: super::bounds::Trimmed,
+    /// How much history this state keeps (configuration, not stored).
+    #[serde(skip)]
+    pub bounds: super::bounds::Bounds,
 }
 
 impl PlanState {

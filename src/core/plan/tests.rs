@@ -134,17 +134,148 @@ fn decisions_request_changes_reject_and_edits() {
 }
 
 #[test]
-fn file_edit_becomes_a_revision_and_approve_with_edits_without_edit_is_approve() {
+fn file_edit_becomes_a_revision_and_approve_with_edits_needs_an_edit() {
     let mut s = awaiting("# v1");
     let mut a = answer(Decision::Approve);
     a.file_text = Some("# v1 + human".into());
     let d = s.decide(&a, AT, &limits()).unwrap();
     assert_eq!((d.decision, d.revision), (Decision::ApproveWithEdits, 2));
     let mut s = awaiting("# v1");
-    let d = s
-        .decide(&answer(Decision::ApproveWithEdits), AT, &limits())
+    let before = s.clone();
+    for a in [answer(Decision::ApproveWithEdits), {
+        let mut a = answer(Decision::ApproveWithEdits);
+        a.edited_plan = Some("# v1".into());
+        a
+    }] {
+        let e = s.decide(&a, AT, &limits()).unwrap_err();
+        assert!(
+            e.to_string().contains("approve_with_edits needs an edited plan"),
+            "{e}"
+        );
+    }
+    assert_eq!(s, before);
+}
+
+#[test]
+fn what_each_decision_requires() {
+    let s = awaiting("# v1");
+    let mut rc = answer(Decision::RequestChanges);
+    rc.feedback = Some("  ".into());
+    let mut reject_edit = answer(Decision::Reject);
+    reject_edit.edited_plan = Some("# mine".into());
+    let mut rev_and_file = answer(Decision::Approve);
+    rev_and_file.revision = Some(1);
+    rev_and_file.file_text = Some("# disk".into());
+    let mut chat_bypass = answer(Decision::Approve);
+    chat_bypass.channel = Channel::Chat;
+    chat_bypass.next_mode = Some("bypass".into());
+    let mut chat_admin = answer(Decision::Approve);
+    chat_admin.channel = Channel::Chat;
+    chat_admin.actor = "admin:eve".into();
+    for (a, why) in [
+        (answer(Decision::RequestChanges), "request_changes needs feedback"),
+        (rc, "request_changes needs feedback"),
+        (reject_edit, "an edited plan goes only with an approval"),
+        (answer(Decision::Cancel), "cancel is not an answer"),
+        (rev_and_file, "cannot carry a plan-file edit"),
+        (chat_bypass, "cannot switch the permission mode"),
+        (chat_admin, "session user's own"),
+    ] {
+        let e = s.check_answer(&a, &limits()).unwrap_err().to_string();
+        assert!(e.contains(why), "{why}: {e}");
+    }
+}
+
+#[test]
+fn a_claim_carries_the_answer_to_the_resuming_call_once() {
+    let mut s = awaiting("# v1");
+    let mut a = answer(Decision::Approve);
+    a.channel = Channel::Admin;
+    a.actor = "admin:alice".into();
+    let e = s.claim(&a, AT, 100, 30, &limits()).unwrap_err().to_string();
+    assert!(e.contains("names the revision"), "{e}");
+    a.revision = Some(1);
+    a.next_mode = Some("accept_edits".into());
+    let c = s.claim(&a, AT, 100, 30, &limits()).unwrap();
+    assert_eq!((c.revision, c.expires_unix), (Some(1), 130));
+    assert!(
+        s.clone()
+            .claim(&a, AT, 129, 30, &limits())
+            .unwrap_err()
+            .to_string()
+            .contains("already decided")
+    );
+    assert!(
+        s.clone()
+            .force_exit("admin", AT, 129)
+            .unwrap_err()
+            .to_string()
+            .contains("being applied")
+    );
+    assert!(
+        s.check_resume("other")
+            .unwrap_err()
+            .to_string()
+            .contains("not the call parked")
+    );
+    // After the lease, a new decision replaces the stale one (audited).
+    let mut later = s.clone();
+    let mut b = a.clone();
+    b.decision = Some(Decision::Reject);
+    b.next_mode = None;
+    later.claim(&b, AT, 130, 30, &limits()).unwrap();
+    assert!(later.audit.iter().any(|e| e.kind == AuditKind::ClaimExpired));
+    let answer = s
+        .claimed_answer("c1", Some("# ignored: bound to a revision".into()))
         .unwrap();
-    assert_eq!(d.decision, Decision::Approve);
+    assert!(answer.file_text.is_none());
+    let d = s.decide(&answer, AT, &limits()).unwrap();
+    assert_eq!(
+        (d.decision, d.revision, s.phase),
+        (Decision::Approve, 1, Phase::Building)
+    );
+    assert!(s.check_resume("c1").is_err());
+}
+
+#[test]
+fn an_edit_while_awaiting_moves_the_request_and_voids_the_claim() {
+    let mut s = awaiting("# v1");
+    let mut a = answer(Decision::Approve);
+    a.channel = Channel::Admin;
+    a.revision = Some(1);
+    s.claim(&a, AT, 0, 30, &limits()).unwrap();
+    assert!(s.is_human_edit("# v1 by hand"));
+    assert!(!s.is_human_edit("# v1"));
+    let w = s.record_file_edit("# v1 by hand", "user", AT, &limits()).unwrap();
+    let p = s.pending.clone().unwrap();
+    assert_eq!((w.revision, p.revision, p.claim.is_none()), (2, 2, true));
+    let e = s.check_answer(&a, &limits()).unwrap_err().to_string();
+    assert!(e.contains("revision 2 is awaiting approval"), "{e}");
+    assert!(
+        !s.is_human_edit("# v1"),
+        "a copy of an older revision is stale, not an edit"
+    );
+}
+
+#[test]
+fn state_stays_bounded() {
+    let mut s = PlanState::new();
+    s.bounds = crate::core::plan::Bounds::new(5, 4).unwrap();
+    s.enter("model", AT).unwrap();
+    for i in 0..50 {
+        s.write(&format!("# v{i}"), "model", AT, &limits()).unwrap();
+    }
+    for _ in 0..10 {
+        s.record_exit_refused("DONT_ASK", AT);
+    }
+    assert_eq!(s.revisions.len(), 5);
+    assert_eq!(s.revisions.iter().filter(|r| r.content.is_some()).count(), 3);
+    assert_eq!(s.latest().unwrap().number, 50);
+    assert_eq!(s.audit.len(), 4);
+    let refusal = s.audit.last().unwrap();
+    assert_eq!((refusal.kind, refusal.count), (AuditKind::ExitRefused, Some(10)));
+    assert_eq!((s.trimmed.revision_records, s.trimmed.folded_refusals), (45, 9));
+    assert_eq!(PlanState::from_json(s.to_json()).unwrap().trimmed, s.trimmed);
 }
 
 #[test]
@@ -212,7 +343,7 @@ fn refused_decisions_change_nothing() {
 #[test]
 fn force_exit_and_cancel() {
     let mut s = awaiting("# v1");
-    let ForceExit::Exited { cancelled } = s.force_exit("admin:alice", AT).unwrap() else {
+    let ForceExit::Exited { cancelled } = s.force_exit("admin:alice", AT, 0).unwrap() else {
         panic!()
     };
     assert_eq!(cancelled.unwrap().tool_call_id, "c1");
@@ -220,10 +351,10 @@ fn force_exit_and_cancel() {
         (s.phase, s.exited_by.as_deref()),
         (Phase::Building, Some("admin:alice"))
     );
-    assert_eq!(s.force_exit("admin", AT).unwrap(), ForceExit::NotActive);
+    assert_eq!(s.force_exit("admin", AT, 0).unwrap(), ForceExit::NotActive);
     let mut s = PlanState::new();
     s.enter("api", AT).unwrap();
-    s.force_exit("api", AT).unwrap();
+    s.force_exit("api", AT, 0).unwrap();
     assert_eq!(s.outcome(), Outcome::ExitedWithoutPlan);
     let mut s = awaiting("# v1");
     assert!(s.cancel_pending("user", "interrupted", AT).unwrap());
@@ -390,7 +521,7 @@ proptest! {
                     if *edit { a.edited_plan = Some("# edited".into()); }
                     s.decide(&a, AT, &limits()).map(|_| ())
                 }
-                Op::Force => s.force_exit("admin", AT).map(|_| ()),
+                Op::Force => s.force_exit("admin", AT, 0).map(|_| ()),
                 Op::Cancel => s.cancel_pending("user", "x", AT).map(|_| ()),
             };
             if result.is_err() {

@@ -6,12 +6,15 @@ use pyo3::types::PyDict;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::workspace::PyPlanWorkspace;
 use super::{text_arg, to_py_err};
+use crate::core::plan::bounds::{Bounds, DEFAULT_AUDIT_ENTRIES, DEFAULT_REVISION_RECORDS};
 use crate::core::plan::content::DEFAULT_MAX_PLAN_BYTES;
 use crate::core::plan::grant::Grant;
-use crate::core::plan::machine::WriteOutcome;
+use crate::core::plan::machine::DEFAULT_REVISIONS_KEPT;
+use crate::core::plan::machine::{DecisionOutcome, WriteOutcome};
 use crate::core::plan::{
-    Answer, Decision, EnterOutcome, ForceExit, Limits, PlanResult, PlanState, clock, parse_todos,
+    Answer, Channel, Decision, EnterOutcome, ForceExit, Limits, PlanResult, PlanState, clock, parse_todos,
 };
 use crate::py::convert::{to_json_value, to_py};
 use crate::py::exceptions::{InvalidInputError, StateLoadError};
@@ -36,6 +39,54 @@ fn opt_text(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<Strin
     obj.filter(|o| !o.is_none())
         .map(|o| text_arg(o, what))
         .transpose()
+}
+
+/// An answer from the keyword arguments of `decide` / `claim` / `check_answer`.
+#[allow(clippy::too_many_arguments)]
+fn build_answer(
+    decision: &str,
+    actor: &str,
+    feedback: Option<&Bound<'_, PyAny>>,
+    edited_plan: Option<&Bound<'_, PyAny>>,
+    file_text: Option<&Bound<'_, PyAny>>,
+    revision: Option<u32>,
+    next_mode: Option<String>,
+    grants: Option<&Bound<'_, PyAny>>,
+    channel: &str,
+    may_escalate: bool,
+) -> PyResult<Answer> {
+    let grants: Vec<Grant> = match grants.filter(|g| !g.is_none()) {
+        Some(g) => serde_json::from_value(to_json_value(g, "grants")?).map_err(|e| {
+            InvalidInputError::new_err(format!(
+                "grants must be a list of {{tool_name, rule_content?}} objects: {e}"
+            ))
+        })?,
+        None => Vec::new(),
+    };
+    Ok(Answer {
+        decision: Some(Decision::parse(decision).map_err(to_py_err)?),
+        actor: actor.to_string(),
+        feedback: opt_text(feedback, "feedback")?,
+        edited_plan: opt_text(edited_plan, "edited plan")?,
+        file_text: opt_text(file_text, "edited plan file")?,
+        revision,
+        next_mode,
+        grants,
+        channel: Channel::parse(channel).map_err(to_py_err)?,
+        may_escalate,
+    })
+}
+
+/// `{decision, revision, sha256, edited, feedback, next_mode}` of an applied decision.
+fn outcome<'py>(py: Python<'py>, d: &DecisionOutcome) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("decision", d.decision.as_str())?;
+    out.set_item("revision", d.revision)?;
+    out.set_item("sha256", &d.sha256)?;
+    out.set_item("edited", d.edited)?;
+    out.set_item("feedback", &d.feedback)?;
+    out.set_item("next_mode", &d.next_mode)?;
+    Ok(out)
 }
 
 /// A transition that records a plan text as a revision (`write`, `record_file_edit`).
@@ -65,24 +116,31 @@ impl PyPlanBook {
 #[pymethods]
 impl PyPlanBook {
     #[new]
-    #[pyo3(signature = (state = None, *, max_plan_bytes = DEFAULT_MAX_PLAN_BYTES, max_revisions_kept = 50))]
+    #[pyo3(signature = (state = None, *, max_plan_bytes = DEFAULT_MAX_PLAN_BYTES,
+                        max_revisions_kept = DEFAULT_REVISIONS_KEPT,
+                        max_revision_records = DEFAULT_REVISION_RECORDS,
+                        max_audit_entries = DEFAULT_AUDIT_ENTRIES))]
     fn new(
         state: Option<&Bound<'_, PyAny>>,
         max_plan_bytes: usize,
         max_revisions_kept: usize,
+        max_revision_records: usize,
+        max_audit_entries: usize,
     ) -> PyResult<Self> {
         if max_plan_bytes == 0 || max_revisions_kept == 0 {
             return Err(InvalidInputError::new_err(
                 "max_plan_bytes and max_revisions_kept must be at least 1",
             ));
         }
+        let bounds = Bounds::new(max_revision_records, max_audit_entries).map_err(to_py_err)?;
         let value = match state {
             Some(s) if !s.is_none() => {
                 to_json_value(s, "plan-mode state").map_err(|e| StateLoadError::new_err(e.to_string()))?
             }
             _ => Value::Null,
         };
-        let state = PlanState::from_json(value).map_err(to_py_err)?;
+        let mut state = PlanState::from_json(value).map_err(to_py_err)?;
+        state.bounds = bounds;
         Ok(Self {
             state,
             limits: Limits {
@@ -281,7 +339,8 @@ impl PyPlanBook {
     /// Applies the answer to the pending approval; returns
     /// `{decision, revision, sha256, edited, feedback, next_mode}`.
     #[pyo3(signature = (decision, actor = "user", *, feedback = None, edited_plan = None,
-                        file_text = None, revision = None, next_mode = None, grants = None, at = None))]
+                        file_text = None, revision = None, next_mode = None, grants = None,
+                        channel = "in_process", may_escalate = false, at = None))]
     #[allow(clippy::too_many_arguments)]
     fn decide<'py>(
         &mut self,
@@ -294,35 +353,223 @@ impl PyPlanBook {
         revision: Option<u32>,
         next_mode: Option<String>,
         grants: Option<&Bound<'py, PyAny>>,
+        channel: &str,
+        may_escalate: bool,
         at: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let grants: Vec<Grant> = match grants.filter(|g| !g.is_none()) {
-            Some(g) => serde_json::from_value(to_json_value(g, "grants")?).map_err(|e| {
-                InvalidInputError::new_err(format!(
-                    "grants must be a list of {{tool_name, rule_content?}} objects: {e}"
-                ))
-            })?,
-            None => Vec::new(),
-        };
-        let answer = Answer {
-            decision: Some(Decision::parse(decision).map_err(to_py_err)?),
-            actor: actor.to_string(),
-            feedback: opt_text(feedback, "feedback")?,
-            edited_plan: opt_text(edited_plan, "edited plan")?,
-            file_text: opt_text(file_text, "edited plan file")?,
+        let answer = build_answer(
+            decision,
+            actor,
+            feedback,
+            edited_plan,
+            file_text,
             revision,
             next_mode,
             grants,
-        };
+            channel,
+            may_escalate,
+        )?;
         let d = self
             .state
             .decide(&answer, &at_or_now(at), &self.limits)
             .map_err(to_py_err)?;
+        outcome(py, &d).map(Bound::into_any)
+    }
+
+    /// Judges an answer without changing anything (what `decide` or `claim` would refuse).
+    #[pyo3(signature = (decision, actor = "user", *, feedback = None, edited_plan = None,
+                        revision = None, next_mode = None, grants = None,
+                        channel = "in_process", may_escalate = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn check_answer<'py>(
+        &self,
+        decision: &str,
+        actor: &str,
+        feedback: Option<&Bound<'py, PyAny>>,
+        edited_plan: Option<&Bound<'py, PyAny>>,
+        revision: Option<u32>,
+        next_mode: Option<String>,
+        grants: Option<&Bound<'py, PyAny>>,
+        channel: &str,
+        may_escalate: bool,
+    ) -> PyResult<()> {
+        let answer = build_answer(
+            decision,
+            actor,
+            feedback,
+            edited_plan,
+            None,
+            revision,
+            next_mode,
+            grants,
+            channel,
+            may_escalate,
+        )?;
+        self.state
+            .check_answer(&answer, &self.limits)
+            .map(|_| ())
+            .map_err(to_py_err)
+    }
+
+    /// Accepts an answer for the parked call (judged completely) and records it as the claim
+    /// the resumed `plan_exit` applies; refused while another claim is live. Returns the claim.
+    #[pyo3(signature = (decision, actor = "user", *, feedback = None, edited_plan = None,
+                        revision = None, next_mode = None, grants = None, channel = "admin",
+                        may_escalate = false, lease_secs = 60, at = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn claim<'py>(
+        &mut self,
+        py: Python<'py>,
+        decision: &str,
+        actor: &str,
+        feedback: Option<&Bound<'py, PyAny>>,
+        edited_plan: Option<&Bound<'py, PyAny>>,
+        revision: Option<u32>,
+        next_mode: Option<String>,
+        grants: Option<&Bound<'py, PyAny>>,
+        channel: &str,
+        may_escalate: bool,
+        lease_secs: u64,
+        at: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let answer = build_answer(
+            decision,
+            actor,
+            feedback,
+            edited_plan,
+            None,
+            revision,
+            next_mode,
+            grants,
+            channel,
+            may_escalate,
+        )?;
+        let c = self
+            .state
+            .claim(
+                &answer,
+                &at_or_now(at),
+                clock::now_unix(),
+                lease_secs,
+                &self.limits,
+            )
+            .map_err(to_py_err)?;
+        ser(py, &c)
+    }
+
+    /// The live claim of the pending approval (dict), or None when none blocks a decision.
+    #[getter]
+    fn live_claim<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        ser(py, &self.state.live_claim(clock::now_unix()))
+    }
+
+    /// Raises PlanStateError unless `tool_call_id` is the parked `plan_exit` call and an
+    /// accepted answer waits for it.
+    fn check_resume(&self, tool_call_id: &str) -> PyResult<()> {
+        self.state
+            .check_resume(tool_call_id)
+            .map(|_| ())
+            .map_err(to_py_err)
+    }
+
+    /// Applies the accepted answer of the parked call `tool_call_id`; `file_text` (the plan
+    /// file's text) is used only when the answer is not bound to a revision.
+    #[pyo3(signature = (tool_call_id, file_text = None, at = None))]
+    fn apply_claim<'py>(
+        &mut self,
+        py: Python<'py>,
+        tool_call_id: &str,
+        file_text: Option<&Bound<'py, PyAny>>,
+        at: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let file_text = opt_text(file_text, "edited plan file")?;
+        let answer = self
+            .state
+            .claimed_answer(tool_call_id, file_text)
+            .map_err(to_py_err)?;
+        let d = self
+            .state
+            .decide(&answer, &at_or_now(at), &self.limits)
+            .map_err(to_py_err)?;
+        let out = outcome(py, &d)?;
+        out.set_item("actor", answer.actor)?;
+        out.set_item("grants", ser(py, &answer.grants)?)?;
+        Ok(out.into_any())
+    }
+
+    /// This node's plan file next to state (read only): `{path, exists, sha256, text,
+    /// matches_state, edited_on_disk, error}`, or None when no plan path is bound.
+    fn inspect_file<'py>(&self, py: Python<'py>, workspace: &PyPlanWorkspace) -> PyResult<Bound<'py, PyAny>> {
+        let max = self.limits.max_plan_bytes;
+        let Some(v) = py.detach(|| self.state.inspect_file(workspace.inner(), max)) else {
+            return Ok(py.None().into_bound(py));
+        };
         to_py(
             py,
-            &json!({"decision": d.decision.as_str(), "revision": d.revision, "sha256": d.sha256,
-                    "edited": d.edited, "feedback": d.feedback, "next_mode": d.next_mode}),
+            &json!({"path": v.path, "exists": v.exists, "sha256": v.sha256, "text": v.text,
+                    "matches_state": v.matches_state, "edited_on_disk": v.edited_on_disk, "error": v.error}),
         )
+    }
+
+    /// The plan file's text when it is a human edit (text no revision has), else None; raises when
+    /// the file cannot be read safely (a symlink, not UTF-8, too big...).
+    fn human_edit(&self, py: Python<'_>, workspace: &PyPlanWorkspace) -> PyResult<Option<String>> {
+        let max = self.limits.max_plan_bytes;
+        py.detach(|| self.state.read_for_sync(workspace.inner(), max))
+            .map_err(to_py_err)
+    }
+
+    /// Records a human edit of this node's plan file (text no revision has) as a new revision
+    /// marked edited by the user; while awaiting approval the request moves to it. Returns the
+    /// new revision number, or None when the file holds no human edit (or is missing). Raises
+    /// when the file cannot be read safely (a symlink, a hard link, not UTF-8, too big).
+    #[pyo3(signature = (workspace, actor = "user", at = None))]
+    fn sync_file(
+        &mut self,
+        py: Python<'_>,
+        workspace: &PyPlanWorkspace,
+        actor: &str,
+        at: Option<String>,
+    ) -> PyResult<Option<u32>> {
+        let max = self.limits.max_plan_bytes;
+        let view = py
+            .detach(|| self.state.read_for_sync(workspace.inner(), max))
+            .map_err(to_py_err)?;
+        let Some(text) = view else {
+            return Ok(None);
+        };
+        let w = self
+            .state
+            .record_file_edit(&text, actor, &at_or_now(at), &self.limits)
+            .map_err(to_py_err)?;
+        Ok(Some(w.revision))
+    }
+
+    /// Writes the latest revision to this node's plan file when it is missing or a stale copy
+    /// of an older revision (never over a human edit); records it and returns True when it wrote.
+    /// With `audit=False` nothing is recorded (the file follows a decision just recorded).
+    #[pyo3(signature = (workspace, at = None, *, audit = true))]
+    fn restore_file(
+        &mut self,
+        py: Python<'_>,
+        workspace: &PyPlanWorkspace,
+        at: Option<String>,
+        audit: bool,
+    ) -> PyResult<bool> {
+        let max = self.limits.max_plan_bytes;
+        let wrote = py
+            .detach(|| self.state.restore_file(workspace.inner(), max))
+            .map_err(to_py_err)?;
+        if wrote && audit {
+            self.state.record_restored(&at_or_now(at));
+        }
+        Ok(wrote)
+    }
+
+    /// What bounding dropped: `{revision_texts, revision_records, audit_entries, folded_refusals}`.
+    #[getter]
+    fn trimmed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        ser(py, &self.state.trimmed)
     }
 
     /// Ends plan mode without a human. Returns None when not active, else
@@ -334,7 +581,11 @@ impl PyPlanBook {
         actor: &str,
         at: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        match self.state.force_exit(actor, &at_or_now(at)).map_err(to_py_err)? {
+        match self
+            .state
+            .force_exit(actor, &at_or_now(at), clock::now_unix())
+            .map_err(to_py_err)?
+        {
             ForceExit::NotActive => Ok(py.None().into_bound(py)),
             ForceExit::Exited { cancelled } => {
                 let d = PyDict::new(py);
@@ -397,6 +648,8 @@ impl PyPlanBook {
         let kw = PyDict::new(py);
         kw.set_item("max_plan_bytes", self.limits.max_plan_bytes)?;
         kw.set_item("max_revisions_kept", self.limits.max_revisions_kept)?;
+        kw.set_item("max_revision_records", self.state.bounds.max_revision_records)?;
+        kw.set_item("max_audit_entries", self.state.bounds.max_audit_entries)?;
         Ok((args, kw))
     }
 }

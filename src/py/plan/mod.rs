@@ -77,6 +77,14 @@ fn check_actor(actor: &str) -> PyResult<()> {
         .map_err(to_py_err)
 }
 
+/// The audit-log actor an operator header names: kept when it starts with a known kind
+/// (`user:alice`), else `<default_kind>:<given>`; `default_kind` when None. Raises InvalidInputError.
+#[pyfunction]
+#[pyo3(signature = (given, default_kind = "admin"))]
+fn qualify_actor(given: Option<&str>, default_kind: &str) -> PyResult<String> {
+    crate::core::plan::actor::qualify_actor(given, default_kind).map_err(to_py_err)
+}
+
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.
 #[pyfunction]
 fn utc_now() -> String {
@@ -93,6 +101,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan_relpath, m)?)?;
     m.add_function(wrap_pyfunction!(utc_now, m)?)?;
     m.add_function(wrap_pyfunction!(check_actor, m)?)?;
+    m.add_function(wrap_pyfunction!(qualify_actor, m)?)?;
+    m.add("PLAN_STATE_KEY", crate::core::plan::state::STATE_KEY)?;
+    let phases = crate::core::plan::state::Phase::ALL.map(|p| p.as_str());
+    m.add("PLAN_PHASES", pyo3::types::PyTuple::new(m.py(), phases)?)?;
     m.add("DEFAULT_MAX_PLAN_BYTES", DEFAULT_MAX_PLAN_BYTES)?;
     Ok(())
 }

@@ -16,6 +16,13 @@ pub struct PyPlanWorkspace {
     inner: Workspace,
 }
 
+impl PyPlanWorkspace {
+    /// The core workspace.
+    pub(crate) fn inner(&self) -> &Workspace {
+        &self.inner
+    }
+}
+
 #[pymethods]
 impl PyPlanWorkspace {
     #[new]

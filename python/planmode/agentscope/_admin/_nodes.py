@@ -106,19 +106,31 @@ class RedisServer(_Process):
 
 
 class AppNode(_Process):
-    """One AgentScope app process (``scripted_app:app_from_env``) with its own workspace directory.
+    """One AgentScope app process (``scripted_app:app_from_env``) with its own workspace directory (pass
+    ``workspace_dir`` to restart a node on the disk it had; ``env`` adds variables such as
+    ``PLANMODE_RUN_LOCK_TTL_SECS``).
 
     The constructor only spawns it (so several nodes start in parallel); :meth:`wait_ready` waits for it."""
 
-    def __init__(self, name: str, redis_port: int, workdir: Path, admin_token: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        redis_port: int,
+        workdir: Path,
+        admin_token: str,
+        *,
+        workspace_dir: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.port = free_port()
         self.redis_port = redis_port
         self.url = f"http://127.0.0.1:{self.port}"
-        self.workspace_dir = workdir / f"{name}-workspaces"
+        self.workspace_dir = workspace_dir or workdir / f"{name}-workspaces"
         env = {
             "PLANMODE_REDIS_PORT": str(redis_port),
             "PLANMODE_WORKSPACE_DIR": str(self.workspace_dir),
             "PLANMODE_ADMIN_TOKEN": admin_token,
+            **(env or {}),
         }
         argv = [sys.executable, "-m", "uvicorn", "--factory", "planmode.agentscope.scripted_app:app_from_env",
                 "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"]  # fmt: skip

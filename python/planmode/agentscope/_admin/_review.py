@@ -118,12 +118,27 @@ def render_audit(audit: list[dict[str, Any]]) -> str:
     )
 
 
+def render_disk_edit(view: dict[str, Any]) -> str:
+    """An unreviewed human edit of this node's plan file, with its diff against the latest revision (empty
+    when the file matches a revision)."""
+    disk = view.get("disk") or {}
+    if not disk.get("edited_on_disk"):
+        return ""
+    return (
+        '<section id="disk-edit" class="warning"><h2>Unreviewed edit on disk</h2>'
+        f"<p>The plan file on this node (<code>{escape(str(disk.get('path')))}</code>) differs from revision "
+        f"{escape(str(view.get('revision')))} and nobody has reviewed it. Any decision sent from this page records "
+        "it as a new revision and is refused, so that you review that revision first.</p>"
+        f'<div id="disk-diff">{render_diff(view.get("plan_content"), disk.get("text"))}</div></section>'
+    )
+
+
 def _decision_form(view: dict[str, Any], decide_url: str, user_id: str) -> str:
     pending = view.get("pending")
     if not pending:
         return '<p class="muted" id="no-pending">No plan is awaiting approval.</p>'
-    if view.get("decision_in_flight"):
-        claim = view["decision_in_flight"]
+    claim = view.get("decision_in_flight")
+    if claim and claim.get("live"):
         return (
             f'<p id="in-flight">Decision already sent: <b>{escape(str(claim.get("decision")))}</b> by '
             f'{escape(str(claim.get("actor")))}; the agent is resuming.</p>'
@@ -150,10 +165,22 @@ def _decision_form(view: dict[str, Any], decide_url: str, user_id: str) -> str:
 </form>"""
 
 
+def _watch_attrs(view: dict[str, Any], status_url: str, user_id: str) -> str:
+    """What the page's poller compares with the server to notice a plan that changed while it was open."""
+    disk = view.get("disk") or {}
+    pending = view.get("pending") or {}
+    values = {"status-url": status_url, "user": user_id, "revision": view.get("revision"), "sha": view.get("sha256"),
+              "disk-sha": disk.get("sha256"), "pending": pending.get("tool_call_id")}  # fmt: skip
+    return " ".join(f'data-{key}="{escape(str(value if value is not None else ""))}"' for key, value in values.items())
+
+
 def render_page(
-    view: dict[str, Any], *, previous_content: str | None, decide_url: str, static_url: str, user_id: str
+    view: dict[str, Any], *, previous_content: str | None, decide_url: str, static_url: str, user_id: str,
+    status_url: str = "",
 ) -> str:
-    """The whole review page for one session."""
+    """The whole review page for one session: an unreviewed disk edit first, then the decision buttons, the
+    plan, its diff, todos, tasks and the audit trail. Its script polls ``status_url`` and says so when the
+    plan changes while the page is open."""
     content = view.get("plan_content")
     plan_html = render_markdown(content) if content is not None else '<p class="muted">No plan written yet.</p>'
     sha = view.get("sha256") or ""
@@ -162,7 +189,9 @@ def render_page(
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Plan review: {escape(str(view.get("session_id")))}</title>
 <link rel="icon" href="data:,"><link rel="stylesheet" href="{escape(static_url)}/review.css"></head>
-<body>
+<body id="page" {_watch_attrs(view, status_url, user_id)}>
+<p id="changed" class="warning" role="alert" hidden>The plan changed since this page was loaded: reload to
+review the current revision before deciding.</p>
 <header>
   <h1>Plan review</h1>
   <p>Session <code id="session">{escape(str(view.get("session_id")))}</code>
@@ -172,6 +201,7 @@ def render_page(
   {f'<p id="summary">{escape(str(summary))}</p>' if summary else ""}
 </header>
 <main>
+{render_disk_edit(view)}
 <section><h2>Decision</h2>{_decision_form(view, decide_url, user_id)}</section>
 <section><h2>Plan</h2><article id="plan">{plan_html}</article></section>
 <section><h2>Changes since the previous revision</h2><div id="diff">{render_diff(previous_content, content)}</div></section>

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
 from urllib.parse import quote
@@ -14,14 +13,14 @@ from agentscope.app.storage import SessionRecord, StorageBase
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response, status
 from fastapi.responses import HTMLResponse
 
-from ...exceptions import InvalidInputError, PlanStateError
-from .._plan import answer_plan, enter_plan_mode, exit_plan_mode, plan_status
+from ..._core import PlanWorkspace
+from ...exceptions import PlanModeError, PlanStateError
+from .._plan import _decision, _store, enter_plan_mode, exit_plan_mode
 from ._auth import actor_from, token_guard
-from ._disk import disk_view, plan_file, restore_if_missing
 from ._review import CSP, render_page
 from ._schema import DecideRequest, parse_body
 from ._sessions import load_session, locked_session, resume, save_state
-from ._view import decision_claim, plan_view, previous_plan_content, set_decision_claim
+from ._view import disk_view, plan_view, previous_plan_content
 
 TOKEN_ENV = "PLANMODE_ADMIN_TOKEN"
 """Environment variable read for the admin token when ``admin_router(token=None)``."""
@@ -39,6 +38,13 @@ def _conflict(detail: str) -> HTTPException:
     return HTTPException(status_code=status.HTTP_409_CONFLICT, detail=detail)
 
 
+def _refusal(exc: PlanModeError) -> HTTPException:
+    """The plan core's refusal as HTTP: a state conflict is 409, anything else it refuses is 422."""
+    if isinstance(exc, PlanStateError):
+        return _conflict(str(exc))
+    return HTTPException(status_code=status.HTTP_422_UNPROCESSABLE_CONTENT, detail=str(exc))
+
+
 def admin_router(
     token: str | None = None,
     *,
@@ -46,6 +52,7 @@ def admin_router(
     token_header: str = "X-Admin-Token",
     actor_header: str = "X-Actor",
     audit_limit: int = 20,
+    decision_lease_secs: int = _decision.DEFAULT_LEASE_SECS,
 ) -> APIRouter:
     """The admin API for plan mode on AgentScope's app: ``app.include_router(admin_router(token))``.
 
@@ -53,15 +60,25 @@ def admin_router(
     (default: the ``PLANMODE_ADMIN_TOKEN`` environment variable) in ``token_header``: 401 when it is
     missing, 403 when wrong. The actor recorded in the audit log comes from ``actor_header``.
     Sessions are addressed as AgentScope addresses them: ``{session_id}`` plus ``?agent_id=``.
+    A decision accepted (202) but not applied within ``decision_lease_secs`` (the resuming node died)
+    no longer blocks a new decision or a forced exit. GET routes never write.
     """
     token = token if token is not None else os.environ.get(TOKEN_ENV)
     if not token:
         raise ValueError(f"admin_router needs an admin token: pass token=... or set {TOKEN_ENV}")
     if audit_limit < 0:
         raise ValueError(f"audit_limit must be >= 0, got {audit_limit}")
+    if not 1 <= decision_lease_secs <= 86_400:
+        raise ValueError(f"decision_lease_secs must be between 1 and 86400, got {decision_lease_secs}")
     router = APIRouter(prefix=prefix, tags=["planmode-admin"])
     guard = Depends(token_guard(token, token_header))
     agent_query = Query(description="Agent the session belongs to.")
+
+    async def workdir_of(request: Request, record: SessionRecord, user_id: str, agent_id: str) -> str:
+        workspace = await request.app.state.workspace_manager.get_workspace(
+            user_id, agent_id, record.id, record.config.workspace_id
+        )
+        return str(workspace.workdir)
 
     async def view_of(request: Request, record: SessionRecord, user_id: str, agent_id: str) -> dict[str, Any]:
         bus: MessageBus = request.app.state.message_bus
@@ -69,24 +86,8 @@ def admin_router(
         view = plan_view(
             record.state, session_id=record.id, agent_id=agent_id, running=running, audit_limit=audit_limit
         )
-        view["disk"] = await _disk_of(request, record, user_id, agent_id, view)
+        view["disk"] = disk_view(record.state, await workdir_of(request, record, user_id, agent_id))
         return view
-
-    async def _disk_of(
-        request: Request, record: SessionRecord, user_id: str, agent_id: str, view: dict[str, Any]
-    ) -> dict[str, Any] | None:
-        """This node's copy of the plan file; the latest revision is restored there from state when missing."""
-        if not view.get("plan_relpath") or view.get("plan_content") is None:
-            return None
-        workspace = await request.app.state.workspace_manager.get_workspace(
-            user_id, agent_id, record.id, record.config.workspace_id
-        )
-        try:
-            path = plan_file(workspace.workdir, view["plan_relpath"])
-            restored = restore_if_missing(path, view["plan_content"])
-        except (ValueError, OSError) as exc:  # a plan path that escapes this workspace, an unwritable disk
-            return {"path": None, "exists": False, "error": str(exc)}
-        return {**disk_view(path, view.get("sha256")), "restored": restored}
 
     @router.get("/sessions/{session_id}/plan", summary="Plan-mode status of a session")
     async def get_plan(
@@ -96,8 +97,9 @@ def admin_router(
         user_id: str = Depends(get_current_user_id),
         storage: StorageBase = Depends(get_storage),
     ) -> dict[str, Any]:
-        """Phase, active flag, plan path/content, revision and sha256, pending approval, todos, tasks,
-        the last audit entries, and this node's plan file (``disk``)."""
+        """Phase, active flag, plan path/content, revision and sha256, pending approval and the decision in
+        flight, todos, tasks, the last audit entries, what was trimmed, and this node's plan file (``disk``).
+        Read only: nothing is restored or recorded."""
         record = await load_session(storage, user_id, agent_id, session_id)
         return await view_of(request, record, user_id, agent_id)
 
@@ -107,11 +109,11 @@ def admin_router(
         bus: MessageBus = request.app.state.message_bus
         async with locked_session(storage, bus, user_id, agent_id, session_id) as record:
             try:
-                # exit_plan_mode also closes a parked plan_exit call, so the session takes new messages.
+                # exit_plan_mode also closes a parked plan_exit call, so the session takes new messages;
+                # the core refuses it while an accepted decision is being applied.
                 (enter_plan_mode if enter else exit_plan_mode)(record.state, actor=actor)
-            except PlanStateError as exc:
-                raise _conflict(str(exc)) from None
-            set_decision_claim(record.state, None)
+            except PlanModeError as exc:
+                raise _refusal(exc) from None
             await save_state(storage, user_id, agent_id, record)
         return await view_of(request, record, user_id, agent_id)
 
@@ -129,6 +131,25 @@ def admin_router(
         """Leaves plan mode without a human gate; a pending approval is cancelled and its parked reply closed."""
         return await switch(request, session_id, agent_id, user_id, enter=False)
 
+    @router.post("/sessions/{session_id}/plan:restore-file", dependencies=[guard], summary="Restore the plan file")
+    async def restore_file(
+        session_id: str, request: Request, agent_id: str = agent_query, user_id: str = Depends(get_current_user_id)
+    ) -> dict[str, Any]:
+        """Writes the latest revision into this node's plan file when it is missing or a stale copy of an older
+        revision (never over a human edit; audited). The agent does the same whenever it runs on a node."""
+        storage: StorageBase = request.app.state.storage
+        bus: MessageBus = request.app.state.message_bus
+        async with locked_session(storage, bus, user_id, agent_id, session_id) as record:
+            book = _store.load(record.state)
+            try:
+                wrote = book.restore_file(PlanWorkspace(await workdir_of(request, record, user_id, agent_id)))
+            except PlanModeError as exc:
+                raise _refusal(exc) from None
+            if wrote:
+                _store.save(record.state, book)
+                await save_state(storage, user_id, agent_id, record)
+        return {**await view_of(request, record, user_id, agent_id), "restored": wrote}
+
     @router.post(
         "/sessions/{session_id}/plan:decide",
         dependencies=[guard],
@@ -143,47 +164,47 @@ def admin_router(
         storage: StorageBase = Depends(get_storage),
         bus: MessageBus = Depends(get_message_bus),
     ) -> dict[str, Any]:
-        """Answers the pending ``plan_exit`` (approve, approve_with_edits, request_changes, reject) and
-        resumes the parked reply through AgentScope's confirmation path. 409 when ``revision`` is not the
-        pending one, when nothing is pending, or when another decision got there first."""
+        """Answers the pending ``plan_exit`` and resumes the parked reply through AgentScope's confirmation
+        path. Under the session lock: a human edit of this node's plan file is recorded as a new revision
+        (409 naming it: review it first); then the plan core judges the answer (422 malformed, 409 not the
+        pending revision or another decision in flight) and records it in state, with everything the
+        resuming node needs; then the resume is queued."""
         body = await parse_body(request, DecideRequest)
         actor = actor_from(request, actor_header)
         async with locked_session(storage, bus, user_id, agent_id, session_id) as record:
-            claim = decision_claim(record.state)
-            if claim is not None:
-                raise _conflict(
-                    f"revision {claim['revision']} was already decided: {claim['decision']} by {claim['actor']}"
-                    f" at {claim['at']}"
-                )
-            pending = plan_status(record.state).pending
-            if pending is None:
-                raise _conflict("no plan approval is pending in this session")
-            try:
-                event = answer_plan(
-                    record.state,
-                    body.decision,
-                    feedback=body.feedback,
-                    edited_plan=body.edited_plan,
-                    next_mode=body.next_mode.value if body.next_mode is not None else None,
-                    revision=body.revision,
-                    actor=actor,
-                )
-            except PlanStateError as exc:
-                raise _conflict(str(exc)) from None
-            except InvalidInputError as exc:
+            book = _store.load(record.state)
+            workdir = await workdir_of(request, record, user_id, agent_id)
+            try:  # only an edit of a plan awaiting approval is one to review now
+                edited = book.sync_file(PlanWorkspace(workdir), "user") if book.phase == "awaiting_approval" else None
+            except PlanModeError as exc:  # a symlinked, hard-linked or unreadable plan file: fix it first
+                raise _refusal(exc) from None
+            except OSError as exc:
                 raise HTTPException(status_code=status.HTTP_422_UNPROCESSABLE_CONTENT, detail=str(exc)) from None
-            at = datetime.now(UTC).isoformat()
-            claim = {"tool_call_id": pending["tool_call_id"], "revision": body.revision, "decision": body.decision,
-                     "actor": actor, "at": at}  # fmt: skip
-            set_decision_claim(record.state, claim)
-            await save_state(storage, user_id, agent_id, record)
-            try:
-                await resume(bus, user_id, agent_id, session_id, event)
-            except Exception:
-                set_decision_claim(record.state, None)
+            if edited is not None:
+                _store.save(record.state, book)
                 await save_state(storage, user_id, agent_id, record)
-                raise
-        return {"status": "resuming", "session_id": session_id, "reply_id": event.reply_id, **claim}
+                raise _conflict(
+                    f"the plan file on this node was edited since revision {body.revision}: the edit is recorded "
+                    f"as revision {edited}; review revision {edited} and decide again"
+                )
+            grants = [g.model_dump() for g in body.grants] if body.grants is not None else None
+            try:
+                claim = book.claim(
+                    body.decision, actor, channel="admin", feedback=body.feedback, edited_plan=body.edited_plan,
+                    revision=body.revision, next_mode=body.next_mode, grants=grants, lease_secs=decision_lease_secs,
+                )  # fmt: skip
+                event = _decision.confirm_event(record.state, book)
+            except PlanModeError as exc:
+                raise _refusal(exc) from None
+            _store.save(record.state, book)
+            await save_state(storage, user_id, agent_id, record)
+            await resume(bus, user_id, agent_id, session_id, event)
+        return {
+            "status": "resuming", "session_id": session_id, "reply_id": event.reply_id,
+            "tool_call_id": event.confirm_results[0].tool_call.id, "revision": claim["revision"],
+            "sha256": claim["sha256"], "decision": claim["decision"], "actor": claim["actor"], "at": claim["at"],
+            "expires_unix": claim["expires_unix"],
+        }  # fmt: skip
 
     @router.get("/sessions/{session_id}/plan/review", response_class=HTMLResponse, summary="Plan review page")
     async def review(
@@ -198,12 +219,15 @@ def admin_router(
         record = await load_session(storage, user_id, agent_id, session_id)
         view = await view_of(request, record, user_id, agent_id)
         root = request.scope.get("root_path", "") + prefix
+        session_url = f"{root}/sessions/{quote(session_id, safe='')}"
+        agent_param = f"agent_id={quote(agent_id, safe='')}"
         page = render_page(
             view,
             previous_content=previous_plan_content(record.state),
-            decide_url=f"{root}/sessions/{quote(session_id, safe='')}/plan:decide?agent_id={quote(agent_id, safe='')}",
+            decide_url=f"{session_url}/plan:decide?{agent_param}",
             static_url=f"{root}/static",
             user_id=user_id,
+            status_url=f"{session_url}/plan?{agent_param}",
         )
         return HTMLResponse(page, headers=_PAGE_HEADERS)
 

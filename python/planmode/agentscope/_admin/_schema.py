@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Literal, TypeVar
+from typing import TypeVar
 
-from agentscope.permission import PermissionMode
 from fastapi import HTTPException, Request, status
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
-Decision = Literal["approve", "approve_with_edits", "request_changes", "reject"]
-"""The answers a human can give to a plan awaiting approval."""
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -18,28 +14,27 @@ MAX_BODY_BYTES = 4 * 1024 * 1024
 """Largest request body accepted (an edited plan travels in it)."""
 
 
-class DecideRequest(BaseModel):
-    """``POST .../plan:decide``: the human's answer to the pending ``plan_exit``."""
+class GrantRequest(BaseModel):
+    """An allow rule handed out with an approval (``Bash`` + ``npm test*``; no content: the whole tool)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    decision: Decision
+    tool_name: str
+    rule_content: str | None = None
+
+
+class DecideRequest(BaseModel):
+    """``POST .../plan:decide``: the human's answer to the pending ``plan_exit``. Only the shape is checked
+    here; what each decision requires is the plan core's rule (its refusals are 422 / 409)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decision: str
     revision: int = Field(ge=1, strict=True)
     feedback: str | None = None
     edited_plan: str | None = None
-    next_mode: PermissionMode | None = None
-
-    @model_validator(mode="after")
-    def _fields_fit_the_decision(self) -> DecideRequest:
-        if self.decision == "approve_with_edits" and not (self.edited_plan or "").strip():
-            raise ValueError("approve_with_edits needs a non-empty edited_plan")
-        if self.decision != "approve_with_edits" and self.edited_plan is not None:
-            raise ValueError(f"edited_plan is only accepted with approve_with_edits (decision is {self.decision!r})")
-        if self.decision == "request_changes" and not (self.feedback or "").strip():
-            raise ValueError("request_changes needs a non-empty feedback")
-        if self.next_mode is not None and self.decision not in ("approve", "approve_with_edits"):
-            raise ValueError(f"next_mode only applies to an approval (decision is {self.decision!r})")
-        return self
+    next_mode: str | None = None
+    grants: list[GrantRequest] | None = None
 
 
 def _describe(error: ValidationError) -> str:

@@ -15,9 +15,10 @@ ADMIN_LOCK_TTL_SECS = 60
 
 
 async def load_session(storage: StorageBase, user_id: str, agent_id: str, session_id: str) -> SessionRecord:
-    """The stored session, or 404 naming it."""
+    """The stored session, or 404 naming it (also when it belongs to another agent: storage looks sessions
+    up by id alone, so the agent is checked here and a wrong ``agent_id`` changes nothing)."""
     record = await storage.get_session(user_id, agent_id, session_id)
-    if record is None:
+    if record is None or record.agent_id != agent_id:
         raise HTTPException(
             status_code=status.HTTP_404_NOT_FOUND,
             detail=f"Session {session_id!r} not found for agent {agent_id!r}.",

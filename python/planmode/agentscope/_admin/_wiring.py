@@ -49,5 +49,7 @@ class PlanModeWiring:
         self, user_id: str, agent_id: str, session_id: str, workspace: WorkspaceBase
     ) -> list[MiddlewareBase]:
         """``extra_agent_middlewares`` factory: this turn's plan-mode middleware (it brings the tools)."""
-        plan = PlanMode(workspace_dir=workspace.workdir, plan_dir=self.plan_dir, **self.plan_mode_options)
+        # A confirmation the session user sends through POST /chat/ is recorded as theirs.
+        options = {"chat_actor": f"user:{user_id}", **self.plan_mode_options}
+        plan = PlanMode(workspace_dir=workspace.workdir, plan_dir=self.plan_dir, **options)
         return [TeamPlanModeMiddleware(plan, AppSession(user_id, agent_id, session_id))]

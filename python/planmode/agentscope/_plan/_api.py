@@ -14,15 +14,13 @@ from agentscope.message import ToolCallBlock
 from agentscope.permission import PermissionBehavior, PermissionMode, PermissionRule
 from agentscope.state import AgentState
 
-from ..._core import PlanBook, check_actor, check_plan_text
+from ..._core import PlanBook, PlanWorkspace
 from ...exceptions import InvalidInputError, PlanStateError
-from . import _store, _texts
+from . import _decision, _store, _texts
 from ._texts import ANSWER_KEY, PLAN_EXIT
 
 if TYPE_CHECKING:
     from agentscope.agent import Agent
-
-DECISIONS = ("approve", "approve_with_edits", "request_changes", "reject")
 
 
 @dataclass(frozen=True)
@@ -52,6 +50,11 @@ class PlanStatus:
     """Allow rules granted with the last approval (tool_name, rule_content, revision)."""
     plan_relpath: str | None = None
     """The plan file relative to the workspace (e.g. ``plans/PLAN.md``)."""
+    decision_in_flight: dict[str, Any] | None = None
+    """The accepted answer waiting for the parked reply to apply it (``live``: it still blocks
+    other decisions and forced exits), or None."""
+    trimmed: dict[str, int] = field(default_factory=dict)
+    """What bounding the state dropped: revision_texts, revision_records, audit_entries, folded_refusals."""
 
     def to_dict(self) -> dict[str, Any]:
         """A plain-JSON dict of every field."""
@@ -68,8 +71,18 @@ def plan_status(agent_or_state: Agent | AgentState) -> PlanStatus:
         approved_revision=book.approved_revision, exited_by=book.exited_by, pending=book.pending,
         todos=book.todos, audit=book.audit,
         revisions=[{k: v for k, v in r.items() if k != "content"} for r in book.revisions],
-        grants=book.grants, plan_relpath=book.plan_path,
+        grants=book.grants, plan_relpath=book.plan_path, decision_in_flight=_in_flight(book),
+        trimmed=book.trimmed,
     )
+
+
+def _in_flight(book: PlanBook) -> dict[str, Any] | None:
+    pending = book.pending or {}
+    claim = pending.get("claim")
+    if not claim:
+        return None
+    shown = {k: v for k, v in claim.items() if k != "edited_plan"}
+    return {**shown, "tool_call_id": pending["tool_call_id"], "live": book.live_claim is not None}
 
 
 def _absolute(book: PlanBook) -> str | None:
@@ -137,57 +150,76 @@ def answer_plan(
     the parked call is found in state and ``revision`` (if given) must be the pending one.
     ``grants`` (approvals only) are allow rules — ``PermissionRule`` or
     ``{"tool_name", "rule_content"}`` — added on approval and removed when plan mode is
-    entered again.
-    Pass the event to ``agent.reply(...)`` (or POST it to the app's /chat/).
+    entered again. Given an Agent or AgentState and a ``revision``, a human edit of the plan
+    file since that revision is recorded as a new revision and PlanStateError names it: the
+    answer approves exactly the text reviewed. Every rule is the Rust core's (``InvalidInputError``
+    for a malformed answer, ``PlanStateError`` for one that does not fit the pending request).
+    Pass the event to ``agent.reply(...)`` in this process. The same event sent from elsewhere
+    (e.g. to the app's ``POST /chat/``) counts as the session user's own confirmation: its actor
+    is derived on the server and it cannot switch modes or grant rules.
     """
-    answer = _answer(decision, feedback, edited_plan, next_mode, revision, actor)
-    if grants:
-        if decision not in ("approve", "approve_with_edits"):
-            raise InvalidInputError(f"grants apply only to approvals, not to {decision}")
-        answer["grants"] = [_grant(g) for g in grants]
+    if not isinstance(decision, str):
+        raise InvalidInputError(f"decision must be a str, got {type(decision).__name__}")
+    mode = _store.mode_value(next_mode) if next_mode is not None else None
+    if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool)):
+        raise InvalidInputError(f"revision must be an int, got {revision!r}")
+    answer = {"decision": decision, "actor": actor, "feedback": feedback, "edited_plan": edited_plan,
+              "next_mode": mode, "revision": revision,
+              "grants": [_grant(g) for g in grants] if grants else None}  # fmt: skip
+    answer = {k: v for k, v in answer.items() if v is not None}
     if isinstance(event_or_agent_or_state, RequireUserConfirmEvent):
         reply_id = event_or_agent_or_state.reply_id
         calls = [c for c in event_or_agent_or_state.tool_calls if c.name == PLAN_EXIT]
         if not calls:
             raise InvalidInputError("the event does not ask to confirm a plan_exit call")
         call = calls[0]
+        # The core judges the answer's own fields now; the pending request is judged on apply.
+        _judge(PlanBook(), answer, pending_known=False)
     else:
         state = _store.state_of(event_or_agent_or_state)
-        pending = _store.load(state).pending
-        if pending is None:
-            raise PlanStateError("no plan approval is pending")
-        if revision is not None and revision != pending["revision"]:
-            raise PlanStateError(
-                f"the answer is about revision {revision} but revision {pending['revision']} is "
-                "awaiting approval"
-            )
-        found = _store.find_tool_call(state, pending["tool_call_id"])
-        if found is None or not _store.is_parked(state, pending["tool_call_id"]):
-            raise PlanStateError("the plan_exit call awaiting approval is not parked in the agent's context")
-        reply_id, call = pending["reply_id"], found[1]
+        book = _store.load(state)
+        _sync_before_answer(state, book, revision)
+        _judge(book, answer, pending_known=True)
+        reply_id = _decision.confirm_event(state, book).reply_id
+        call = _store.find_tool_call(state, book.pending["tool_call_id"])[1]  # type: ignore[index]
+    _decision.remember_issued(call.id, answer)
     return UserConfirmResultEvent(
         reply_id=reply_id,
         confirm_results=[ConfirmResult(confirmed=True, tool_call=_with_answer(call, answer))],
     )
 
 
-def _answer(decision: str, feedback: str | None, edited_plan: str | None,
-            next_mode: PermissionMode | str | None, revision: int | None, actor: str) -> dict[str, Any]:
-    if decision not in DECISIONS:
-        raise InvalidInputError(f"unknown decision {decision!r}: use one of {', '.join(DECISIONS)}")
-    check_actor(actor)
-    if feedback is not None and not isinstance(feedback, str):
-        raise InvalidInputError(f"feedback must be a str, got {type(feedback).__name__}")
-    if edited_plan is not None:
-        check_plan_text(edited_plan, what="edited plan")
-    mode = _store.mode_value(next_mode) if next_mode is not None else None
-    if mode is not None and decision not in ("approve", "approve_with_edits"):
-        raise InvalidInputError(f"next_mode applies only to approvals, not to {decision}")
-    if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool)):
-        raise InvalidInputError(f"revision must be an int, got {revision!r}")
-    answer = {"decision": decision, "actor": actor, "feedback": feedback, "edited_plan": edited_plan,
-              "next_mode": mode, "revision": revision}
-    return {k: v for k, v in answer.items() if v is not None}
+def _judge(book: PlanBook, answer: dict[str, Any], *, pending_known: bool) -> None:
+    """Asks the core whether it would accept ``answer`` (raises its error when not)."""
+    fields = {k: v for k, v in answer.items() if k not in ("decision", "actor")}
+    if pending_known:
+        book.check_answer(answer["decision"], answer["actor"], **fields)
+        return
+    # No state at hand: judge the answer against a stand-in request for its own revision.
+    probe = PlanBook()
+    probe.enter("system")
+    probe.write("# plan under review\n")
+    probe.request_exit("r", "c")
+    fields.pop("revision", None)
+    try:
+        probe.check_answer(answer["decision"], answer["actor"], **fields)
+    except InvalidInputError as exc:
+        if "differs from revision" not in str(exc):
+            raise
+
+
+def _sync_before_answer(state: AgentState, book: PlanBook, revision: int | None) -> None:
+    """An answer naming a revision approves exactly that text: a human edit of the plan file
+    since then is recorded as a new revision and the answer is refused, naming it."""
+    if revision is None or book.workspace_dir is None or not os.path.isdir(book.workspace_dir):
+        return
+    new = book.sync_file(PlanWorkspace(book.workspace_dir), "user")
+    if new is not None:
+        _store.save(state, book)
+        raise PlanStateError(
+            f"the plan file was edited since revision {revision} was reviewed: the edit is recorded as "
+            f"revision {new}; review revision {new} and answer again"
+        )
 
 
 def _grant(rule: PermissionRule | dict[str, Any]) -> dict[str, Any]:

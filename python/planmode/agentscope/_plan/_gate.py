@@ -19,8 +19,8 @@ from agentscope.tool import ToolBase
 
 from ..._core import PlanBook
 from ...exceptions import PlanModeError
+from . import _decision, _store, _texts
 from . import _identity as kinds
-from . import _store, _texts
 from ._shell import shell_is_read_only
 from ._tools import summary_of
 from ._texts import (
@@ -141,6 +141,10 @@ class PlanModeMiddleware(MiddlewareBase):
         if book.phase != "awaiting_approval" or not pending:
             return
         call_id = pending["tool_call_id"]
+        if (isinstance(inputs, UserConfirmResultEvent) and _store.is_parked(agent.state, call_id)
+                and _decision.accept_confirmation(self.plan, agent.state, book, inputs)):
+            _store.save(agent.state, book)
+            return
         if not _store.is_parked(agent.state, call_id):
             book.cancel_pending("system", "the approval request is no longer parked")
         elif isinstance(inputs, UserInterruptEvent):
@@ -212,8 +216,9 @@ class PlanModeMiddleware(MiddlewareBase):
             book = self._book(agent, assign=True)
             if name == PLAN_EXIT and tool_call.state != ToolCallState.ALLOWED:
                 return self._ask_for_approval(agent, book, tool_call.id, tool_input)
-            if name == PLAN_EXIT:  # the human answered; plan_exit applies the answer
-                return await next_handler(**input_kwargs)
+            if name == PLAN_EXIT:  # only the parked call with an accepted answer may apply it
+                refusal = _decision.resume_refusal(book, tool_call.id)
+                return _deny(refusal) if refusal else await next_handler(**input_kwargs)
         if name in (PLAN_ENTER, PLAN_WRITE, TODO_WRITE):
             return _allow(f"{name} is a plan-mode tool.")
         verdict = await self._restriction(agent, tool, name, tool_input)

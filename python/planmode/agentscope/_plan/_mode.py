@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from agentscope.state import AgentState
 from agentscope.tool import ToolBase
 
-from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook, PlanWorkspace, plan_relpath
+from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook, PlanWorkspace, check_actor, plan_relpath
 from ...exceptions import InvalidInputError, PlanModeError
 from . import _store
 from ._texts import TASK_TOOL_NAMES
@@ -50,7 +50,17 @@ class PlanMode:
             ``enforce`` (they are in plan mode too), ``ceiling`` (their own rules apply,
             but nothing mutating gets through) or ``off``.
         max_plan_bytes: largest plan accepted by ``plan_write``.
-        max_revisions_kept: revisions whose full text is kept in state.
+        max_revisions_kept: revisions whose full text is kept in state (besides the latest,
+            approved and pending ones).
+        max_revision_records: revisions whose number, sha256 and size are kept; older ones
+            are dropped and counted in ``plan_status(agent).trimmed``.
+        max_audit_entries: audit entries kept (older ones are dropped and counted).
+        decision_lease_secs: how long an accepted answer that was not applied (its node died)
+            blocks another decision or a forced exit.
+        chat_actor: the actor recorded for a confirmation that comes from the session user
+            (``PlanModeWiring`` sets ``user:<X-User-ID>``); default ``user``.
+        chat_answers_may_escalate: let such a confirmation switch the permission mode or
+            grant rules (off: only the admin API and in-process ``answer_plan`` may).
         per_agent_paths: always use ``<plan_dir>/<agent>-<key>/PLAN.md``, even for one agent.
         seed_todos_on_approval: seed an empty todo list from the approved plan's numbered steps.
         shell_tool_names: tool names also treated as a shell (``Bash`` by default). A name only
@@ -72,7 +82,12 @@ class PlanMode:
         auto_approve_in_bypass: bool = False,
         subagent_policy: SubagentPolicy = "enforce",
         max_plan_bytes: int = DEFAULT_MAX_PLAN_BYTES,
-        max_revisions_kept: int = 50,
+        max_revisions_kept: int = 20,
+        max_revision_records: int = 200,
+        max_audit_entries: int = 200,
+        decision_lease_secs: int = 60,
+        chat_actor: str = "user",
+        chat_answers_may_escalate: bool = False,
         per_agent_paths: bool = False,
         seed_todos_on_approval: bool = True,
         shell_tool_names: tuple[str, ...] | list[str] = ("Bash",),
@@ -103,6 +118,15 @@ class PlanMode:
         self.subagent_policy: SubagentPolicy = subagent_policy
         self.max_plan_bytes = max_plan_bytes
         self.max_revisions_kept = max_revisions_kept
+        self._bounds = {"max_revisions_kept": max_revisions_kept, "max_revision_records": max_revision_records,
+                        "max_audit_entries": max_audit_entries}  # fmt: skip
+        PlanBook(None, max_plan_bytes=max_plan_bytes, **self._bounds)  # the core checks the bounds
+        if not 1 <= decision_lease_secs <= 86_400:
+            raise InvalidInputError(f"decision_lease_secs must be between 1 and 86400, got {decision_lease_secs}")
+        check_actor(chat_actor)
+        self.decision_lease_secs = decision_lease_secs
+        self.chat_actor = chat_actor
+        self.chat_answers_may_escalate = chat_answers_may_escalate
         self.per_agent_paths = per_agent_paths
         self.seed_todos_on_approval = seed_todos_on_approval
         self.shell_tool_names = tuple(shell_tool_names)
@@ -211,7 +235,7 @@ class PlanMode:
 
     def load(self, state: AgentState) -> PlanBook:
         """The plan book of ``state`` with this configuration's limits."""
-        return _store.load(state, self.max_plan_bytes, self.max_revisions_kept)
+        return _store.load(state, self.max_plan_bytes, **self._bounds)
 
     def bind(self, state: AgentState, agent_name: str, *, child: bool = False,
              restore: bool = False, assign: bool = False) -> PlanBook:
@@ -245,16 +269,13 @@ class PlanMode:
         self.workspace.write(book.plan_path or self._plain_path, text)
 
     def _restore_file(self, state: AgentState, book: PlanBook) -> None:
-        content = book.plan_content
-        if content is None or book.plan_path is None:
-            return
+        """Puts the latest revision back when the file is missing or a stale copy (the agent runs
+        on this node now); a human edit or an unreadable file is left for the next decision."""
         try:
-            present = self.workspace.read(book.plan_path, self.max_plan_bytes) is not None
+            wrote = book.restore_file(self.workspace)
         except (PlanModeError, OSError):
-            present = True  # unreadable (e.g. a human saved binary): reported at approval time
-        if not present:
-            self.workspace.write(book.plan_path, content)
-            book.record_restored()
+            return
+        if wrote:
             _store.save(state, book)
 
     def _assign_path(self, agent_name: str, key: str, child: bool) -> str:

@@ -10,28 +10,24 @@ from agentscope.message import ToolCallBlock, ToolCallState, ToolResultBlock, To
 from agentscope.permission import PermissionBehavior, PermissionMode, PermissionRule
 from agentscope.state import AgentState
 
-from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook, check_actor
+from ..._core import DEFAULT_MAX_PLAN_BYTES, PLAN_PHASES, PLAN_STATE_KEY, PlanBook, check_actor
 from .._agent_state import state_of
 from .._modes import parse_permission_mode
 from .._permission_mode import audit_mode_changes, set_permission_mode
 
-#: The ``middle_context`` key holding plan-mode state.
-STATE_KEY = "planmode"
+#: The ``middle_context`` key holding plan-mode state (the core's).
+STATE_KEY = PLAN_STATE_KEY
 
 
-def load(state: AgentState, max_plan_bytes: int = DEFAULT_MAX_PLAN_BYTES,
-         max_revisions_kept: int = 50) -> PlanBook:
-    """The plan book stored in ``state`` (a fresh one when plan mode was never used)."""
-    return PlanBook(state.middle_context.get(STATE_KEY), max_plan_bytes=max_plan_bytes,
-                    max_revisions_kept=max_revisions_kept)
+def load(state: AgentState, max_plan_bytes: int = DEFAULT_MAX_PLAN_BYTES, **bounds: int) -> PlanBook:
+    """The plan book stored in ``state`` (a fresh one when plan mode was never used); ``bounds``
+    are PlanBook's history limits (max_revisions_kept, max_revision_records, max_audit_entries)."""
+    return PlanBook(state.middle_context.get(STATE_KEY), max_plan_bytes=max_plan_bytes, **bounds)
 
 
 def save(state: AgentState, book: PlanBook) -> None:
     """Stores the book as plain JSON in ``state.middle_context``."""
     state.middle_context[STATE_KEY] = book.to_state()
-
-
-_PHASES = ("never_entered", "planning", "awaiting_approval", "building")
 
 
 def peek_phase(state: AgentState) -> str | None:
@@ -41,7 +37,7 @@ def peek_phase(state: AgentState) -> str | None:
     raw = state.middle_context.get(STATE_KEY)
     if isinstance(raw, dict) and raw.get("version") == 1 and raw.get("plan_path"):
         phase = raw.get("phase")
-        if phase in _PHASES:
+        if phase in PLAN_PHASES:
             return str(phase)
     return None
 

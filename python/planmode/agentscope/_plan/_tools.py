@@ -10,7 +10,7 @@ from agentscope.permission import PermissionRule
 from agentscope.state import AgentState
 from agentscope.tool import ToolBase, ToolChunk
 
-from ..._core import PlanBook, plan_sha256
+from ..._core import PlanBook
 from ...exceptions import PlanModeError
 from . import _store, _texts
 from ._texts import ANSWER_KEY
@@ -108,16 +108,11 @@ class PlanWrite(_PlanTool):
                       revision=result["revision"], sha256=result["sha256"])
 
     def _keep_human_edit(self, book: PlanBook) -> int | None:
-        """Keeps a human edit of the file (since the last revision) as its own revision."""
-        if book.revision is None:
-            return None
+        """Keeps a human edit of the file (text no revision has) as its own revision."""
         try:
-            on_disk = self.plan.read_plan_file(book)
-        except (PlanModeError, OSError):
+            return book.sync_file(self.plan.workspace)
+        except PlanModeError:
             return None
-        if on_disk is None or not on_disk.strip() or plan_sha256(on_disk) == book.sha256:
-            return None
-        return int(book.record_file_edit(on_disk)["revision"])
 
 
 class PlanExit(_PlanTool):
@@ -152,8 +147,8 @@ class PlanExit(_PlanTool):
 
     async def call(self, _agent_state: AgentState, summary: Any = None,
                    **answer_arg: Any) -> ToolChunk:
-        """Applies the human's decision to the pending approval (the summary was recorded by
-        the middleware when approval was requested)."""
+        """Applies the accepted answer of the parked call (recorded in state when the human's
+        confirmation arrived; the call's own input carries no authority)."""
         if (refused := self._ungated(_agent_state)) is not None:
             return refused
         book = self._book(_agent_state)
@@ -171,31 +166,27 @@ class PlanExit(_PlanTool):
                 return _error(_texts.SUMMARY_REFUSED.format(why=exc))
             return _error("plan_exit was not routed through the plan-mode middleware; add "
                           "plan.middleware() FIRST in the agent's middlewares.")
-        pending = book.pending or {}
-        answer = answer_arg.get(ANSWER_KEY)
-        if pending.get("auto"):
-            answer = {"decision": "approve", "actor": "policy",
-                      "feedback": "Approved automatically (auto_approve_in_bypass under BYPASS)."}
-        return self._apply(_agent_state, book, answer if isinstance(answer, dict) else {})
+        return self._apply(_agent_state, book)
 
-    def _apply(self, state: AgentState, book: PlanBook, answer: dict[str, Any]) -> ToolChunk:
-        actor = str(answer.get("actor") or "user")
+    def _apply(self, state: AgentState, book: PlanBook) -> ToolChunk:
+        pending = book.pending or {}
         work = book.copy()
         try:
-            on_disk = self.plan.read_plan_file(work)
-            edited_file = on_disk if on_disk is not None and plan_sha256(on_disk) != work.sha256 else None
-            d = work.decide(
-                str(answer.get("decision") or "approve"), actor,
-                feedback=answer.get("feedback"), edited_plan=answer.get("edited_plan"),
-                file_text=edited_file, revision=answer.get("revision"),
-                next_mode=answer.get("next_mode"), grants=answer.get("grants"),
-            )
-            if work.plan_content is not None and work.plan_content != on_disk:
-                self.plan.write_plan_file(work, work.plan_content)
+            if pending.get("auto"):
+                d = work.decide("approve", "policy",
+                                feedback="Approved automatically (auto_approve_in_bypass under BYPASS).")
+                d["actor"], d["grants"] = "policy", []
+            else:
+                claim = pending.get("claim") or {}
+                # Bound to a reviewed revision: the file is not consulted (see apply_claim).
+                file_text = None if claim.get("revision") else work.human_edit(self.plan.workspace)
+                d = work.apply_claim(pending.get("tool_call_id", ""), file_text)
+            work.restore_file(self.plan.workspace, audit=False)
         except (PlanModeError, OSError, TypeError, ValueError, OverflowError) as exc:
             book.cancel_pending("system", f"answer not applied: {exc}")
             _store.save(state, book)
             return _error(_texts.answer_failed(str(exc)))
+        actor = str(d["actor"])
         path = self.plan.abs_path(work)
         meta = {"decision": d["decision"], "revision": d["revision"], "sha256": d["sha256"]}
         if d["decision"] not in ("approve", "approve_with_edits"):

@@ -1,6 +1,35 @@
-// Plan review page: sends the human's decision to POST .../plan:decide and shows the answer.
+// Plan review page: sends the human's decision to POST .../plan:decide and shows the answer, and polls
+// GET .../plan to say when the plan changes while the page is open.
 "use strict";
 (function () {
+  const page = document.getElementById("page");
+  const changed = document.getElementById("changed");
+  const POLL_MS = 2000;
+
+  function differs(view) {
+    const disk = view.disk || {};
+    const pending = view.pending || {};
+    const now = [view.revision, view.sha256, disk.sha256, pending.tool_call_id].map((v) => (v === null || v === undefined ? "" : String(v)));
+    const then = [page.dataset.revision, page.dataset.sha, page.dataset.diskSha, page.dataset.pending];
+    return now.some((value, index) => value !== then[index]);
+  }
+
+  async function poll() {
+    if (page.dataset.decided) return; // our own decision changes the plan: nothing to warn about
+    try {
+      const response = await fetch(page.dataset.statusUrl, { headers: { "X-User-ID": page.dataset.user, Accept: "application/json" } });
+      if (response.ok && differs(await response.json())) {
+        changed.hidden = false;
+        document.querySelectorAll("button[data-decision]").forEach((button) => { button.disabled = true; });
+        return;
+      }
+    } catch (error) {
+      // The server is unreachable for now: try again at the next tick.
+    }
+    window.setTimeout(poll, POLL_MS);
+  }
+  if (page && page.dataset.statusUrl) window.setTimeout(poll, POLL_MS);
+
   const form = document.getElementById("decide");
   if (!form) return;
   const result = document.getElementById("result");
@@ -28,6 +57,7 @@
       if (response.ok) {
         result.textContent = "Decision sent: " + decision + " (revision " + body.revision + "). The agent resumes.";
         result.className = "ok";
+        if (page) page.dataset.decided = "1";
         form.querySelectorAll("button").forEach((button) => { button.disabled = true; });
       } else {
         const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail);
