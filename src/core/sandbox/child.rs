@@ -105,6 +105,20 @@ fn kill_group(pid: i32) {
     unsafe { libc::kill(-pid, libc::SIGKILL) };
 }
 
+/// Kills the process group when a run is dropped before it finished (a cancelled await).
+struct GroupGuard {
+    pid: i32,
+    armed: bool,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if self.armed && self.pid > 0 {
+            kill_group(self.pid);
+        }
+    }
+}
+
 /// Runs the command with `scratch` as its only writable directory.
 pub(super) async fn run_in(
     config: &SandboxConfig,
@@ -142,6 +156,7 @@ pub(super) async fn run_in(
     let (network_blocked, scoped) = (rules.network_blocked, rules.scoped);
     drop(rules); // the child has its own copy of the ruleset now
     let pid = child.id().map_or(0, |p| p as i32);
+    let mut guard = GroupGuard { pid, armed: true };
     let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
     let cap = config.output_cap;
     let waiter = async {
@@ -170,6 +185,7 @@ pub(super) async fn run_in(
         tokio::time::timeout(config.timeout + DRAIN_GRACE, async { tokio::join!(out, err) }).await
     };
     let ((status, timed_out), read) = tokio::join!(waiter, readers);
+    guard.armed = false; // the group was killed and the child reaped
     let status = status.map_err(|e| SandboxError::Io("waiting for the command".to_owned(), e))?;
     let (out, err) = read.unwrap_or_default();
     Ok(Outcome {
@@ -186,5 +202,6 @@ pub(super) async fn run_in(
         scratch_dir: scratch.path().to_string_lossy().into_owned(),
         scratch_entries: Vec::new(),
         scratch_removed: false,
+        blocked: Vec::new(),
     })
 }

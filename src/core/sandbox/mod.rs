@@ -41,5 +41,9 @@ pub async fn run(config: &SandboxConfig) -> Result<Outcome, SandboxError> {
     let mut outcome = result?;
     outcome.scratch_entries = left.entries;
     outcome.scratch_removed = left.removed;
+    let mut text = String::from_utf8_lossy(&outcome.stderr).into_owned();
+    text.push('\n');
+    text.push_str(&String::from_utf8_lossy(&outcome.stdout));
+    outcome.blocked = blocked_writes(&text);
     Ok(outcome)
 }

@@ -29,6 +29,10 @@ pub struct Outcome {
     pub scratch_entries: Vec<String>,
     /// Whether the scratch directory was removed entirely.
     pub scratch_removed: bool,
+    /// The command's own error lines that report a refused operation (see [`blocked_writes`]).
+    ///
+    /// [`blocked_writes`]: super::blocked_writes
+    pub blocked: Vec<String>,
 }
 
 impl Outcome {

@@ -93,6 +93,15 @@ impl Scratch {
     }
 }
 
+impl Drop for Scratch {
+    /// A run that was cancelled (its future dropped) still removes its scratch directory.
+    fn drop(&mut self) {
+        if self.path.exists() {
+            remove(&self.path);
+        }
+    }
+}
+
 /// Relative paths of files and non-empty directories below `dir` (breadth bounded).
 fn list(root: &Path, dir: &Path, out: &mut Vec<String>) {
     let Ok(read) = std::fs::read_dir(dir) else {

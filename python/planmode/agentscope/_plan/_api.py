@@ -52,6 +52,14 @@ class PlanStatus:
     """Allow rules granted with the last approval (tool_name, rule_content, revision)."""
     plan_relpath: str | None = None
     """The plan file relative to the workspace (e.g. ``plans/PLAN.md``)."""
+    shell_protection: str = "none"
+    """What protects plan-mode shell commands: ``none`` (no shell while planning),
+    ``classifier`` (only commands proven read-only run), ``classifier+sandbox`` (those, inside
+    the Landlock sandbox) or ``sandbox`` (any command, inside the sandbox). Read from the
+    agent's plan-mode middleware; a stored ``AgentState`` alone carries no configuration, so
+    its status says ``none``."""
+    shell_sandbox_abi: int | None = None
+    """The Landlock ABI version the sandbox uses (None when no sandbox applies)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A plain-JSON dict of every field."""
@@ -68,8 +76,21 @@ def plan_status(agent_or_state: Agent | AgentState) -> PlanStatus:
         approved_revision=book.approved_revision, exited_by=book.exited_by, pending=book.pending,
         todos=book.todos, audit=book.audit,
         revisions=[{k: v for k, v in r.items() if k != "content"} for r in book.revisions],
-        grants=book.grants, plan_relpath=book.plan_path,
+        grants=book.grants, plan_relpath=book.plan_path, **_shell_fields(agent_or_state),
     )
+
+
+def _shell_fields(agent_or_state: Agent | AgentState) -> dict[str, Any]:
+    """shell_protection and shell_sandbox_abi from the agent's plan-mode middleware."""
+    from ._gate import PlanModeMiddleware
+
+    chain = getattr(agent_or_state, "_check_permission_middlewares", [])
+    gate = next((m for m in chain if isinstance(m, PlanModeMiddleware)), None)
+    if gate is None:
+        return {}
+    sandbox = gate.plan.shell_sandbox
+    return {"shell_protection": sandbox.protection,
+            "shell_sandbox_abi": sandbox.abi if sandbox.active else None}
 
 
 def _absolute(book: PlanBook) -> str | None:

@@ -20,7 +20,7 @@ from agentscope.tool import ToolBase
 from ..._core import PlanBook
 from ...exceptions import PlanModeError
 from . import _store, _texts
-from ._shell import shell_is_read_only
+from ._sandbox_shell import planning_shell_verdict
 from ._texts import (
     AGENT_CONTEXT_TOOL_NAMES,
     PLAN_ENTER,
@@ -152,7 +152,8 @@ class PlanModeMiddleware(MiddlewareBase):
         todos = book.todos
         if book.active:
             banner = _texts.planning_banner(self.plan.abs_path(book), book.revision, book.sha256,
-                                            self.plan.allow_shell_in_plan_mode, self.plan.extra_allowed_tools)
+                                            self.plan.shell_protection, self.plan.extra_allowed_tools,
+                                            network=self.plan.shell_sandbox.allow_network)
             return _texts.wrap_hint(banner, todos)
         if self.is_child and self.policy == "enforce":
             parent = self._parent_agent(agent)
@@ -247,8 +248,7 @@ class PlanModeMiddleware(MiddlewareBase):
         if name in self.plan.extra_allowed_tools or name in AGENT_CONTEXT_TOOL_NAMES:
             return "delegate"
         if name in self.plan.shell_tool_names:
-            ok = self.plan.allow_shell_in_plan_mode and await shell_is_read_only(tool, tool_input)
-            return "delegate" if ok else "deny"
+            return await planning_shell_verdict(self.plan, tool, tool_input)
         try:
             read_only = await tool.check_read_only(tool_input)
         except Exception:  # a checker that fails proves nothing: fail closed
