@@ -176,7 +176,9 @@ fn run_sandboxed<'py>(
     max_processes: Option<u64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let timeout = Duration::try_from_secs_f64(timeout).map_err(|_| {
-        InvalidInputError::new_err(format!("timeout must be a positive number of seconds, got {timeout}"))
+        InvalidInputError::new_err(format!(
+            "timeout must be a positive number of seconds, got {timeout}"
+        ))
     })?;
     let config = SandboxConfig {
         argv,

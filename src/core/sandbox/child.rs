@@ -16,12 +16,17 @@ use super::outcome::Outcome;
 use super::scratch::Scratch;
 use super::{policy, seccomp};
 
+/// `close_range` flag: mark the range close-on-exec instead of closing it (Linux 5.11+).
+const CLOSE_RANGE_CLOEXEC: u32 = 4;
+
 /// How long the output pipes may stay open after the process group was killed.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 /// What the child applies to itself between `fork` and `exec` (no allocation happens there).
 struct ChildSetup {
     ruleset_fd: c_int,
+    /// Descriptors below this are marked close-on-exec where `close_range` is missing.
+    max_fd: c_int,
     limits: Vec<(libc::__rlimit_resource_t, rlimit)>,
     filter: Option<Vec<sock_filter>>,
 }
@@ -32,7 +37,9 @@ unsafe impl Sync for ChildSetup {}
 
 impl ChildSetup {
     /// Limits, then `no_new_privs`, then Landlock, then seccomp (which would refuse nothing
-    /// of the above, but goes last so that the filter never sees the setup itself).
+    /// of the above, but goes last so that the filter never sees the setup itself), then every
+    /// inherited descriptor above stderr is marked close-on-exec: an open writable descriptor
+    /// would bypass Landlock, which checks paths when they are opened.
     fn apply(&self) -> io::Result<()> {
         let check = |rc: c_int| {
             if rc == 0 {
@@ -62,6 +69,12 @@ impl ChildSetup {
                     0,
                     0,
                 ))?;
+            }
+            let marked = libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC);
+            if marked != 0 {
+                for fd in 3..self.max_fd {
+                    libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+                }
             }
         }
         Ok(())
@@ -99,6 +112,17 @@ fn limits(config: &SandboxConfig) -> Vec<(libc::__rlimit_resource_t, rlimit)> {
         .collect()
 }
 
+/// The current soft limit of open descriptors (bounded), for the close-on-exec fallback.
+fn open_files_limit() -> c_int {
+    let mut current = rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct we own.
+    unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut current) };
+    c_int::try_from(current.rlim_cur.min(65_536)).unwrap_or(65_536)
+}
+
 /// Sends SIGKILL to the whole process group led by `pid` (the child made itself its leader).
 fn kill_group(pid: i32) {
     // SAFETY: kill(2) with a negative pid signals the group; ESRCH (already gone) is fine.
@@ -133,6 +157,7 @@ pub(super) async fn run_in(
     )?;
     let setup = ChildSetup {
         ruleset_fd: rules.fd.as_raw_fd(),
+        max_fd: open_files_limit(),
         limits: limits(config),
         filter: seccomp::program(),
     };

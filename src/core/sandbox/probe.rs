@@ -23,6 +23,10 @@ fn probe() -> Support {
     if !cfg!(target_os = "linux") {
         return unavailable("Landlock exists only on Linux");
     }
+    if std::env::var_os(DISABLE_VAR).is_some_and(|v| !v.is_empty()) {
+        // Only ever a downgrade: `auto` falls back to the classifier, `required` refuses.
+        return unavailable(&format!("the sandbox is disabled by {DISABLE_VAR}"));
+    }
     // landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) returns the ABI version.
     // SAFETY: this form of the call reads no memory.
     let rc = unsafe {
@@ -56,6 +60,10 @@ fn probe() -> Support {
         _ => unavailable(&format!("probing Landlock failed: {err}")),
     }
 }
+
+/// Setting this environment variable (to anything non-empty) makes the probe report the
+/// sandbox as unavailable: to see what `auto` does without it, or test `required`.
+pub const DISABLE_VAR: &str = "PLANMODE_SANDBOX_DISABLE";
 
 /// The flag that makes `landlock_create_ruleset` return the ABI version.
 const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
