@@ -1,5 +1,6 @@
 //! The per-command scratch directory: the only writable place, removed after the command.
 
+use std::ffi::OsString;
 use std::fs::DirBuilder;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
@@ -61,16 +62,15 @@ impl Scratch {
 
     /// Environment pointing temp files and common tools' caches into scratch (`HOME` itself
     /// stays, so configuration is still read from it).
-    pub fn env(&self) -> Vec<(String, PathBuf)> {
+    pub fn env(&self) -> Vec<(&'static str, OsString)> {
         let tmp = self.path.join("tmp");
         let cache = self.path.join("cache");
-        let mut env: Vec<(String, PathBuf)> = ["TMPDIR", "TMP", "TEMP"]
-            .iter()
-            .map(|k| ((*k).to_owned(), tmp.clone()))
+        let mut env: Vec<(&'static str, OsString)> = ["TMPDIR", "TMP", "TEMP"]
+            .into_iter()
+            .map(|k| (k, tmp.clone().into_os_string()))
             .collect();
         for (key, sub) in [
             ("XDG_CACHE_HOME", "xdg"),
-            ("PYTHONPYCACHEPREFIX", "pycache"),
             ("PIP_CACHE_DIR", "pip"),
             ("MYPY_CACHE_DIR", "mypy"),
             ("RUFF_CACHE_DIR", "ruff"),
@@ -78,9 +78,12 @@ impl Scratch {
             ("CARGO_TARGET_DIR", "cargo-target"),
             ("GOCACHE", "go-build"),
         ] {
-            env.push((key.to_owned(), cache.join(sub)));
+            env.push((key, cache.join(sub).into_os_string()));
         }
-        env.push(("PLANMODE_SANDBOX_SCRATCH".to_owned(), self.path.clone()));
+        // Python still reads the bytecode caches it finds but does not try to write new ones
+        // (a cache prefix in scratch would recompile the whole standard library every run).
+        env.push(("PYTHONDONTWRITEBYTECODE", OsString::from("1")));
+        env.push(("PLANMODE_SANDBOX_SCRATCH", self.path.clone().into_os_string()));
         env
     }
 
