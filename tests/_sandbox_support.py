@@ -3,6 +3,7 @@ snapshots of directories that must stay byte-identical."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -46,3 +47,14 @@ def processes_with(marker: str) -> list[int]:
         if marker.encode() in environ and "State:\tZ" not in status:
             found.append(int(pid))
     return found
+
+
+async def survivors(marker: str) -> list[int]:
+    """The processes with ``marker`` still alive once killed ones had time to finish dying
+    (SIGKILL is delivered at once; exiting takes a moment): an empty list means none is left."""
+    for _ in range(500):
+        found = processes_with(marker)
+        if not found:
+            return []
+        await asyncio.sleep(0.01)
+    return processes_with(marker)

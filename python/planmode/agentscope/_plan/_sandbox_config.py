@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from ..._core import sandbox_support
 from ...exceptions import InvalidInputError, SandboxUnavailableError
@@ -50,9 +50,11 @@ class ShellSandbox:
         if mode not in SANDBOX_MODES:
             raise InvalidInputError(
                 f"unknown shell_sandbox {mode!r}: use one of {', '.join(SANDBOX_MODES)}")
-        for name, value in (("sandbox_unclassified", unclassified), ("sandbox_network", allow_network)):
-            if not isinstance(value, bool):
-                raise InvalidInputError(f"{name} must be True or False, got {value!r}")
+        chosen = cast(SandboxMode, mode)
+        if not isinstance(unclassified, bool):
+            raise InvalidInputError(f"sandbox_unclassified must be True or False, got {unclassified!r}")
+        if not isinstance(allow_network, bool):
+            raise InvalidInputError(f"sandbox_network must be True or False, got {allow_network!r}")
         if unclassified and mode == "off":
             raise InvalidInputError(
                 "sandbox_unclassified=True runs refused commands inside the sandbox, which "
@@ -64,8 +66,8 @@ class ShellSandbox:
                 f"shell_sandbox='required' but the Landlock sandbox cannot work here: {reason}. "
                 "Run on a Linux kernel with Landlock enabled, or use shell_sandbox='auto' "
                 "(classifier only where the sandbox is missing) or 'off'.")
-        return cls(mode=mode, unclassified=unclassified, shell_allowed=allow_shell or unclassified,
-                   abi=abi, reason=reason, allow_network=allow_network, readable=paths)  # type: ignore[arg-type]
+        return cls(mode=chosen, unclassified=unclassified, shell_allowed=allow_shell or unclassified,
+                   abi=abi, reason=reason, allow_network=allow_network, readable=paths)
 
     @property
     def active(self) -> bool:
