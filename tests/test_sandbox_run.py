@@ -180,3 +180,29 @@ def test_a_finished_script_exits_cleanly(tmp_path: Path) -> None:
     for _ in range(3):
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
         assert (done.returncode, done.stdout, done.stderr) == (0, "8\n", "")
+
+
+ESCAPES = [
+    'ln kept.txt "$TMPDIR/h" && echo x >> "$TMPDIR/h"',  # a hard link into scratch
+    'ln -s "$PWD/kept.txt" "$TMPDIR/s"; echo x >> "$TMPDIR/s"',  # a symlink from scratch
+    'mv kept.txt "$TMPDIR/"',  # moving the file out
+    'cp -r . "$TMPDIR/copy" && cd "$TMPDIR/copy" && echo x > kept.txt && mv kept.txt "$OLDPWD/"',
+    'mkfifo ff', 'ln -s /etc/passwd link',
+    'python3 -c "import os; os.utime(\'kept.txt\', (0, 0))"',
+    'python3 -c "import os; os.chmod(\'kept.txt\', 0o777)"',
+    'python3 -c "import os; fd = os.open(\'kept.txt\', os.O_RDONLY); os.ftruncate(fd, 0)"',
+    'exec 3<>kept.txt; echo x >&3',
+    'echo x > /dev/shm/planmode-escape', 'echo x > /proc/self/cwd/kept.txt',
+]
+
+
+@pytest.mark.parametrize("line", ESCAPES)
+async def test_indirect_writes_are_refused_too(tmp_path: Path, line: str) -> None:
+    require_sandbox()
+    (tmp_path / "kept.txt").write_text("original")
+    before = snapshot(tmp_path)
+    shm = sorted(os.listdir("/dev/shm"))
+    run = await run_sandboxed(sh(line), cwd=str(tmp_path))
+    assert snapshot(tmp_path) == before, run.stderr
+    assert sorted(os.listdir("/dev/shm")) == shm
+    assert run.stderr  # the command was told
