@@ -1,10 +1,11 @@
 //! Telling the model which writes the sandbox refused, from the command's own error messages.
 
 /// Error texts that a refused write produces (EACCES from Landlock, EPERM from seccomp,
-/// EROFS from tools that map it so).
+/// EXDEV for a link or rename across Landlock rules, EROFS from tools that map it so).
 const MARKERS: &[&str] = &[
     "Permission denied",
     "Operation not permitted",
+    "Invalid cross-device link",
     "Read-only file system",
     "EACCES",
     "EPERM",
@@ -40,12 +41,14 @@ mod tests {
     #[test]
     fn keeps_distinct_refusals_only() {
         let text = "ok\nsh: 1: cannot create x: Permission denied\n\
-                    sh: 1: cannot create x: Permission denied\ntouch: Operation not permitted\n";
+                    sh: 1: cannot create x: Permission denied\ntouch: Operation not permitted\n\
+                    ln: failed to create hard link 'h' => 'a': Invalid cross-device link\n";
         assert_eq!(
             blocked_writes(text),
             vec![
                 "sh: 1: cannot create x: Permission denied",
-                "touch: Operation not permitted"
+                "touch: Operation not permitted",
+                "ln: failed to create hard link 'h' => 'a': Invalid cross-device link"
             ]
         );
         assert!(blocked_writes("all fine\n").is_empty());
