@@ -31,10 +31,6 @@ struct ChildSetup {
     filter: Option<Vec<sock_filter>>,
 }
 
-// SAFETY: the filter holds plain integers only; the fields are read-only after construction.
-unsafe impl Send for ChildSetup {}
-unsafe impl Sync for ChildSetup {}
-
 impl ChildSetup {
     /// Limits, then `no_new_privs`, then Landlock, then seccomp (which would refuse nothing
     /// of the above, but goes last so that the filter never sees the setup itself), then every
