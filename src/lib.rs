@@ -31,5 +31,6 @@ fn register_all(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py::shell::register(m)?;
     py::permission::register(m)?;
     py::plan::register(m)?;
+    py::sandbox::register(m)?;
     Ok(())
 }

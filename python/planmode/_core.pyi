@@ -31,6 +31,11 @@ __all__ = [
     "PLAN_STATE_KEY",
     "PLAN_PHASES",
     "DEFAULT_MAX_PLAN_BYTES",
+    # ---- sandbox ----
+    "SandboxRun",
+    "sandbox_support",
+    "run_sandboxed",
+    "sandbox_shutdown",
 ]
 
 __version__: str
@@ -335,3 +340,63 @@ def plan_relpath(plan_dir: str, namespace: str | None = None) -> str: ...
 def utc_now() -> str: ...
 def check_actor(actor: str) -> None: ...
 def qualify_actor(given: str | None, default_kind: str = "admin") -> str: ...
+
+
+# ---- the planning-shell sandbox (sandbox) ----
+from collections.abc import Awaitable
+
+@final
+class SandboxRun:
+    """What one sandboxed command did."""
+
+    def __new__(
+        cls, exit_code: int | None, signal: int | None, timed_out: bool, stdout: bytes,
+        stderr: bytes, stdout_dropped: int, stderr_dropped: int, abi: int, network_blocked: bool,
+        scoped: bool, scratch_dir: str, scratch_entries: builtins.list[str],
+        scratch_removed: bool, blocked: builtins.list[str],
+    ) -> SandboxRun: ...
+    @property
+    def exit_code(self) -> int | None: ...
+    @property
+    def signal(self) -> int | None: ...
+    @property
+    def timed_out(self) -> bool: ...
+    @property
+    def stdout(self) -> bytes: ...
+    @property
+    def stderr(self) -> bytes: ...
+    @property
+    def stdout_dropped(self) -> int: ...
+    @property
+    def stderr_dropped(self) -> int: ...
+    @property
+    def abi(self) -> int: ...
+    @property
+    def network_blocked(self) -> bool: ...
+    @property
+    def scoped(self) -> bool: ...
+    @property
+    def scratch_dir(self) -> str: ...
+    @property
+    def scratch_entries(self) -> builtins.list[str]: ...
+    @property
+    def scratch_removed(self) -> bool: ...
+    @property
+    def blocked(self) -> builtins.list[str]: ...
+    def __getnewargs__(self) -> tuple[Any, ...]: ...
+
+def sandbox_support() -> tuple[int | None, str]:
+    """(Landlock ABI used, or None; a sentence saying why)."""
+
+def run_sandboxed(
+    argv: builtins.list[str], *, cwd: str | None = None, timeout: float = 120.0,
+    output_cap: int = 1048576, allow_network: bool = False,
+    read_paths: builtins.list[str] | None = None,
+    env: builtins.list[tuple[str, str]] | None = None, scratch_parent: str | None = None,
+    max_file_size: int = 1073741824, max_open_files: int = 4096,
+    max_processes: int | None = None,
+) -> Awaitable[SandboxRun]:
+    """Run argv under the Landlock sandbox (an awaitable; raises SandboxUnavailableError)."""
+
+def sandbox_shutdown() -> int:
+    """Stop delivering results (at interpreter exit); returns the commands still running."""

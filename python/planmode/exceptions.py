@@ -16,6 +16,7 @@ __all__ = [
     "PlanStateError",
     "PathEscapeError",
     "UnknownModeError",
+    "SandboxUnavailableError",
 ]
 
 
@@ -52,3 +53,8 @@ class PathEscapeError(InvalidInputError):
 
 class UnknownModeError(InvalidInputError):
     """A permission mode that does not exist was named."""
+
+
+class SandboxUnavailableError(PlanModeError, RuntimeError):
+    """The kernel sandbox (Landlock) cannot be applied here, so nothing was run; the message
+    says why (old kernel, Landlock not enabled, a container blocking it) and how to fix it."""

@@ -2,5 +2,6 @@
 
 pub mod permission;
 pub mod plan;
+pub mod sandbox;
 pub mod shell;
 pub mod tasks;

@@ -9,3 +9,4 @@ pyo3::import_exception!(planmode.exceptions, CycleError);
 pyo3::import_exception!(planmode.exceptions, PlanStateError);
 pyo3::import_exception!(planmode.exceptions, PathEscapeError);
 pyo3::import_exception!(planmode.exceptions, UnknownModeError);
+pyo3::import_exception!(planmode.exceptions, SandboxUnavailableError);

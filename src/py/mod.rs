@@ -4,5 +4,6 @@ pub mod convert;
 pub mod exceptions;
 pub mod permission;
 pub mod plan;
+pub mod sandbox;
 pub mod shell;
 pub mod tasks;

@@ -55,6 +55,14 @@ class PlanStatus:
     other decisions and forced exits), or None."""
     trimmed: dict[str, int] = field(default_factory=dict)
     """What bounding the state dropped: revision_texts, revision_records, audit_entries, folded_refusals."""
+    shell_protection: str = "none"
+    """What protects plan-mode shell commands: ``none`` (no shell while planning),
+    ``classifier`` (only commands proven read-only run), ``classifier+sandbox`` (those, inside
+    the Landlock sandbox) or ``sandbox`` (any command, inside the sandbox). Read from the
+    agent's plan-mode middleware; a stored ``AgentState`` alone carries no configuration, so
+    its status says ``none``."""
+    shell_sandbox_abi: int | None = None
+    """The Landlock ABI version the sandbox uses (None when no sandbox applies)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A plain-JSON dict of every field."""
@@ -72,7 +80,7 @@ def plan_status(agent_or_state: Agent | AgentState) -> PlanStatus:
         todos=book.todos, audit=book.audit,
         revisions=[{k: v for k, v in r.items() if k != "content"} for r in book.revisions],
         grants=book.grants, plan_relpath=book.plan_path, decision_in_flight=_in_flight(book),
-        trimmed=book.trimmed,
+        trimmed=book.trimmed, **_shell_fields(agent_or_state),
     )
 
 
@@ -83,6 +91,19 @@ def _in_flight(book: PlanBook) -> dict[str, Any] | None:
         return None
     shown = {k: v for k, v in claim.items() if k != "edited_plan"}
     return {**shown, "tool_call_id": pending["tool_call_id"], "live": book.live_claim is not None}
+
+
+def _shell_fields(agent_or_state: Agent | AgentState) -> dict[str, Any]:
+    """shell_protection and shell_sandbox_abi from the agent's plan-mode middleware."""
+    from ._gate import PlanModeMiddleware
+
+    chain = getattr(agent_or_state, "_check_permission_middlewares", [])
+    gate = next((m for m in chain if isinstance(m, PlanModeMiddleware)), None)
+    if gate is None:
+        return {}
+    sandbox = gate.plan.shell_sandbox
+    return {"shell_protection": sandbox.protection,
+            "shell_sandbox_abi": sandbox.abi if sandbox.active else None}
 
 
 def _absolute(book: PlanBook) -> str | None:

@@ -21,7 +21,7 @@ from ..._core import PlanBook
 from ...exceptions import PlanModeError
 from . import _decision, _store, _texts
 from . import _identity as kinds
-from ._shell import shell_is_read_only
+from ._sandbox_shell import forget_shell_decision, planning_shell_verdict
 from ._tools import summary_of
 from ._texts import (
     PLAN_ENTER,
@@ -186,7 +186,8 @@ class PlanModeMiddleware(MiddlewareBase):
         todos = book.todos
         if book.active:
             banner = _texts.planning_banner(self.plan.abs_path(book), book.revision, book.sha256,
-                                            self.plan.allow_shell_in_plan_mode, self.plan.extra_allowed_tools)
+                                            self.plan.shell_protection, self.plan.extra_allowed_tools,
+                                            network=self.plan.shell_sandbox.allow_network)
             return _texts.status_block(banner), todos
         if self._inherited_policy() == "enforce" and self._parent_plans_hint(agent):
             return _texts.status_block(_texts.child_note()), todos
@@ -275,7 +276,8 @@ class PlanModeMiddleware(MiddlewareBase):
         parent_plans = await self._parent_plans(agent)
         if parent_plans is None:
             return "parent_unknown" if verdict == "deny" else "delegate"
-        if not parent_plans:
+        if not parent_plans:  # free to build: its shell commands run unsandboxed
+            forget_shell_decision()
             return "delegate"
         return "delegate" if policy == "ceiling" and verdict == "allow" else verdict
 
@@ -289,8 +291,7 @@ class PlanModeMiddleware(MiddlewareBase):
         if kind == kinds.TEAM_DELETE:
             return "deny"
         if kind == kinds.SHELL:
-            ok = self.plan.allow_shell_in_plan_mode and await shell_is_read_only(tool, tool_input)
-            return "delegate" if ok else "deny"
+            return await planning_shell_verdict(self.plan, tool, tool_input)
         if kind == kinds.MCP and not self.plan.trusts_mcp_hint(tool):
             return "deny"  # a server's readOnlyHint is not trusted unless the user says so
         try:

@@ -16,6 +16,7 @@ from agentscope.tool import ToolBase
 from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook, PlanWorkspace, check_actor, plan_relpath
 from ...exceptions import InvalidInputError, PlanModeError
 from . import _store
+from ._sandbox_config import SandboxMode, ShellProtection, ShellSandbox
 from ._texts import TASK_TOOL_NAMES
 
 if TYPE_CHECKING:
@@ -70,6 +71,14 @@ class PlanMode:
         trust_mcp_read_only: MCP servers (``"server"``) or tools (``"server/tool"``) whose
             ``readOnlyHint`` is trusted while planning. By default no MCP hint is: every MCP
             tool is denied while planning.
+        shell_sandbox: ``auto`` (default) runs allowed plan-mode shell commands inside the
+            Landlock sandbox wherever it works; ``required`` raises ``SandboxUnavailableError``
+            here where it cannot work; ``off`` uses the classifier alone.
+        sandbox_unclassified: run commands the classifier refuses (``pytest -q``) inside the
+            sandbox instead of refusing them (implies shell in plan mode).
+        sandbox_network: allow TCP inside the sandbox (denied by default).
+        sandbox_readable: ``None`` (the whole filesystem is readable) or a list of absolute
+            paths readable besides the workspace and the system and Python directories.
     """
 
     def __init__(
@@ -93,6 +102,10 @@ class PlanMode:
         shell_tool_names: tuple[str, ...] | list[str] = ("Bash",),
         shell_tool_types: tuple[type[ToolBase], ...] | list[type[ToolBase]] = (),
         trust_mcp_read_only: tuple[str, ...] | list[str] = (),
+        shell_sandbox: SandboxMode = "auto",
+        sandbox_unclassified: bool = False,
+        sandbox_network: bool = False,
+        sandbox_readable: list[str] | tuple[str, ...] | None = None,
     ) -> None:
         if subagent_policy not in _POLICIES:
             raise InvalidInputError(
@@ -110,6 +123,9 @@ class PlanMode:
         if max_plan_bytes < 1 or max_revisions_kept < 1:
             raise InvalidInputError("max_plan_bytes and max_revisions_kept must be at least 1")
         self.workspace = PlanWorkspace(workspace_dir)
+        self.shell_sandbox = ShellSandbox.configure(
+            shell_sandbox, sandbox_unclassified, allow_shell=allow_shell_in_plan_mode,
+            allow_network=sandbox_network, readable=sandbox_readable, workspace=self.workspace.root)
         self.plan_dir = plan_dir
         self._plain_path = plan_relpath(plan_dir)  # raises PathEscapeError on .. / absolute
         self.allow_shell_in_plan_mode = allow_shell_in_plan_mode
@@ -141,7 +157,9 @@ class PlanMode:
         return (
             f"PlanMode(workspace_dir={self.workspace.root!r}, plan_dir={self.plan_dir!r}, "
             f"allow_shell_in_plan_mode={self.allow_shell_in_plan_mode}, "
-            f"subagent_policy={self.subagent_policy!r})"
+            f"subagent_policy={self.subagent_policy!r}, "
+            f"shell_sandbox={self.shell_sandbox.mode!r}, "
+            f"sandbox_unclassified={self.shell_sandbox.unclassified})"
         )
 
     @classmethod
@@ -182,6 +200,12 @@ class PlanMode:
     def is_gated(self, state: AgentState) -> bool:
         """Whether this PlanMode's gate has served the agent owning ``state``."""
         return self._gated.get(id(state)) is state
+
+    @property
+    def shell_protection(self) -> ShellProtection:
+        """What protects plan-mode shell commands: ``none``, ``classifier``,
+        ``classifier+sandbox`` or ``sandbox``."""
+        return self.shell_sandbox.protection
 
     # ---- what users plug into an Agent -------------------------------------------------
 

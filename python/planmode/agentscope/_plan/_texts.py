@@ -230,8 +230,21 @@ def todo_lines(todos: list[dict[str, Any]]) -> str:
     )
 
 
-def planning_banner(path: str, revision: int | None, sha: str | None, shell: bool,
-                    extra: tuple[str, ...]) -> str:
+#: The banner's line about the shell, per ``plan_status(agent).shell_protection``.
+SHELL_LINES = {
+    "classifier": "- Shell commands are allowed only when they are provably read-only (no "
+                  "redirections, no mutating commands).",
+    "classifier+sandbox": "- Shell commands are allowed only when they are provably read-only (no "
+                          "redirections, no mutating commands), and they run in a kernel sandbox "
+                          "(Landlock) where only a scratch directory ($TMPDIR) is writable{net}.",
+    "sandbox": "- Shell commands run in a kernel sandbox (Landlock): you may run tests and builds "
+               "(e.g. `pytest -q`) to investigate; writes outside a scratch directory ($TMPDIR) "
+               "are refused and nothing in the workspace changes{net}.",
+}
+
+
+def planning_banner(path: str, revision: int | None, sha: str | None, shell: str,
+                    extra: tuple[str, ...], *, network: bool = False) -> str:
     """The note shown to the model while it plans."""
     where = f"revision {revision}, sha256 {short_sha(sha)}" if revision else "no plan written yet"
     lines = [
@@ -239,9 +252,8 @@ def planning_banner(path: str, revision: int | None, sha: str | None, shell: boo
         "- Investigate with read-only tools only; any call that could modify something is "
         "blocked.",
     ]
-    if shell:
-        lines.append("- Shell commands are allowed only when they are provably read-only (no "
-                     "redirections, no mutating commands).")
+    if shell in SHELL_LINES:
+        lines.append(SHELL_LINES[shell].format(net="" if network else "; the network is off"))
     if extra:
         lines.append(f"- Also available for read-only investigation: {', '.join(extra)}.")
     lines += [
