@@ -162,6 +162,7 @@ fn options_that_point_writes_somewhere_are_refused() {
         "",
     );
     allowed(&["sort -k2 -t, in", "xxd in", "xxd -l 16 in", "hostname", "hostname -f"]);
+    refused(&["uniq src/*.txt", "xxd src/*.bin", "uniq -c *"], "");
 }
 
 #[test]
@@ -191,7 +192,10 @@ fn git_that_fetches_verifies_or_takes_urls_is_refused() {
         "git help -a",
         "git help -g",
         "git diff --no-index a b",
+        "git config user.name",
+        "git config --file .gitmodules submodule.x.path",
     ]);
+    refused(&["git config --file f edit", "git config edit", "git config user.name bob"], "");
     refused(&["git --no-lazy-fetch grep -nO'sh -c id' x", "git help log", "git help"], "");
 }
 
@@ -234,7 +238,7 @@ fn awk_that_only_prints_is_allowed() {
         "awk -F'\\t' '$2 == \"true\" {print $1}' f",
         "awk 'NR>=10 && NR<=20' f",
         "awk '$3 > 100 {print $1}' f",
-        "awk -v OFS=, '{print $1, \"a|b > c\"}' f",
+        "awk -v OFS=, '{print $1, \"a > c\"}' f",
         "awk '{ total += length($0) } END { print total / NR }' f",
     ]);
     refused(
@@ -251,6 +255,11 @@ fn awk_that_only_prints_is_allowed() {
             "awk '@load \"x\"'",
             "awk 'BEGIN{ARGV[1]=\"/etc/shadow\"}{print}' f",
             "awk '{print}' /inet/tcp/0/example.com/80",
+            "awk '/\"/ { system(\"touch x\") } /\"/' f",
+            "awk '/\"/ {print > \"x\"} /\"/' f",
+            "awk '{print $1,\n $2 > \"x\"}' f",
+            "awk '{print $1 \\\n > \"x\"}' f",
+            "awk '{print \"a|b\"}' f",
             "awk $prog f",
         ],
         "",
@@ -280,4 +289,21 @@ fn every_input_gets_a_verdict_without_hanging_or_overflowing() {
     for verdict in handle.join().expect("the classifier must not overflow a 1 MiB stack") {
         assert!(!verdict.read_only, "{verdict:?}");
     }
+}
+
+#[test]
+fn patterns_with_a_literal_start_are_never_options() {
+    allowed(&[
+        "rg -n '^## ' docs/*.md",
+        "file target/release/*.so",
+        "printf '%s\\n' src/*.rs",
+        "awk '/fn /{print FILENAME}' src/*.rs",
+        "sort src/*.txt",
+        "sed -n 1p src/*.rs",
+    ]);
+    // A pattern that may start with `-`, or that also expands a variable, is still refused.
+    refused(
+        &["sort *", "sort [-]o x", "sort src/*$x", "sort ?o", "rg x *.md", "sed -n 1p *"],
+        "",
+    );
 }

@@ -3,11 +3,13 @@
 //! awk can run commands (`system()`, `print | "cmd"`, `"cmd" | getline`), write files
 //! (`print > "f"`, `printf >> "f"`), open network connections (gawk's `/inet/...` files in
 //! those same redirections) and load code (`-f`, gawk's `@load`/`@include`, `-l`, `-i`) or write
-//! profiles (`-p`, `-o`, `-d`). A sound check does not need a full awk parser: outside string
-//! literals, the program may hold no `|` (other than `||`), no `@`, none of the names `system`,
-//! `getline`, `ARGV`, `ARGC`, and no `>` between a `print`/`printf` and the end of its
-//! statement. Regular expressions are not told apart from code, so `/a|b/` is refused too: a
-//! doubt refuses a harmless program instead of allowing a harmful one.
+//! profiles (`-p`, `-o`, `-d`). A sound check does not need a full awk parser: the program text
+//! may hold no `|` (other than `||`), no `@`, none of the names `system`, `getline`, `ARGV`,
+//! `ARGC` — looked for everywhere, string literals included — and no `>` between a
+//! `print`/`printf` and the next `;` or `}` (line continuations and newlines after commas
+//! continue a statement). That last scan skips string literals (`print "a > b"`) only when the
+//! program has no `/`: a regular expression holding a quote (`/"/`) would otherwise make code
+//! look like a string. A doubt refuses a harmless program instead of allowing a harmful one.
 
 use super::Deny;
 use super::options;
@@ -28,12 +30,15 @@ pub(crate) fn check(name: &str, args: &[Arg]) -> Result<(), Deny> {
     let mut i = 0;
     let mut options_done = false;
     while let Some(arg) = args.get(i) {
-        let value = arg.require_static(name)?;
         i += 1;
         if program.is_some() {
-            operand(name, value)?;
+            // A pathname pattern names files (it cannot expand to an assignment to ARGV).
+            if !(arg.path_glob && arg.value.is_none()) {
+                operand(name, arg.require_static(name)?)?;
+            }
             continue;
         }
+        let value = arg.require_static(name)?;
         if !options_done && value == "--" {
             options_done = true;
         } else if !options_done && value.len() > 1 && value.starts_with('-') {
@@ -92,22 +97,26 @@ fn assignment(program: &str, text: &str) -> Result<(), Deny> {
 
 /// Checks an awk program's text; the error says what the program does.
 fn check_program(program: &str) -> Result<(), String> {
-    let code = without_strings(program)?;
-    if code.contains('@') {
+    if program.contains('@') {
         return Err("uses gawk's `@` directives or indirect calls, which load or call code".into());
     }
-    if code.replace("||", "").contains('|') {
-        return Err("pipes to or from a command (`|`; `/a|b/` regexes are not told apart)".into());
+    if program.replace("||", "").contains('|') {
+        return Err("pipes to or from a command (`|`, also refused inside strings and regexes)".into());
     }
-    for word in code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+    for word in program.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
         if let Some((_, why)) = REFUSED_NAMES.iter().find(|(n, _)| *n == word) {
             return Err(format!("uses `{word}`, which {why}"));
         }
     }
+    let code = if program.contains('/') {
+        program.to_owned()
+    } else {
+        without_strings(program)?
+    };
     for (at, _) in code.match_indices("print") {
         let starts_word = !code[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
         let statement = &code[at..];
-        let end = statement.find([';', '}', '\n']).unwrap_or(statement.len());
+        let end = statement.find([';', '}']).unwrap_or(statement.len());
         if starts_word && statement[..end].contains('>') {
             return Err("redirects `print` output to a file (`>`)".into());
         }

@@ -381,6 +381,7 @@ fn config(rest: &[Arg]) -> Result<(), Deny> {
     ];
     let mut reading = false;
     let mut positionals = 0usize;
+    let mut first: Option<&str> = None;
     let mut i = 0;
     while let Some(arg) = rest.get(i) {
         let value = arg.require_static(NAME)?;
@@ -395,10 +396,14 @@ fn config(rest: &[Arg]) -> Result<(), Deny> {
             return Err(options::refused("git config", value, "is not a reading option"));
         } else if !value.starts_with('-') {
             reading |= positionals == 0 && matches!(value, "get" | "list");
+            first.get_or_insert(value);
             positionals += 1;
         }
         i += 1;
     }
+    // `git config NAME` alone prints the value (`git config edit` opens an editor).
+    reading |= positionals == 1
+        && first.is_some_and(|f| !matches!(f, "set" | "unset" | "rename-section" | "remove-section" | "edit"));
     if reading {
         Ok(())
     } else {

@@ -349,13 +349,24 @@ fn uniq(name: &str, args: &[Arg]) -> Result<(), Deny> {
         value_long: &["skip-fields", "skip-chars", "check-chars"],
         ..OptSpec::NONE
     };
-    let operands = options::operands(name, args, &spec)?;
-    match operands.get(1) {
-        Some(output) => Err(Deny::at(
+    one_input(name, &options::operands(name, args, &spec)?)
+}
+
+/// For programs that write their second operand (`uniq`, `xxd`): at most one, and not a
+/// pattern that may expand to two.
+fn one_input(name: &str, operands: &[&Arg]) -> Result<(), Deny> {
+    if let Some(output) = operands.get(1) {
+        return Err(Deny::at(
             &output.raw,
-            format!("`uniq` writes its second operand `{}`", output.raw),
+            format!("`{name}` writes its second operand `{}`", output.raw),
+        ));
+    }
+    match operands.first() {
+        Some(input) if input.value.is_none() => Err(Deny::at(
+            &input.raw,
+            format!("`{name} {}` may expand to two operands, and `{name}` writes its second", input.raw),
         )),
-        None => Ok(()),
+        _ => Ok(()),
     }
 }
 
@@ -422,11 +433,13 @@ fn find_exec(action: &str, rest: &[Arg]) -> Result<usize, Deny> {
                 raw: arg.raw.clone(),
                 value: Some("./{}".to_owned()),
                 runtime: None,
+                path_glob: false,
             },
             Some(v) if v.contains("{}") => Arg {
                 raw: arg.raw.clone(),
                 value: None,
                 runtime: Some("`find` puts the path in it"),
+                path_glob: false,
             },
             _ => arg.clone(),
         })
@@ -445,13 +458,7 @@ fn xxd(name: &str, args: &[Arg]) -> Result<(), Deny> {
         value_long: &["cols", "groupsize", "len", "seek", "name"],
         ..OptSpec::NONE
     };
-    match options::operands(name, args, &spec)?.get(1) {
-        Some(output) => Err(Deny::at(
-            &output.raw,
-            format!("`xxd` writes its second operand `{}`", output.raw),
-        )),
-        None => Ok(()),
-    }
+    one_input(name, &options::operands(name, args, &spec)?)
 }
 
 /// `hostname` printing names; an operand (or `-F`/`--file`) sets the host name.

@@ -364,3 +364,32 @@ fn small_policies() {
         assert!(!read_only(bad), "{bad}");
     }
 }
+
+/// Text without the markers of [`super::parsed_differently_as_sh`], from pieces of every other
+/// part of the grammar.
+fn unmarked() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    const PARTS: &[&str] = &[
+        "ls", "cat", "x", " ", "|", "||", "&&", ";", "&", "\n", "(", ")", "{ ", " }", "'", "\"", "\\", "$", "$x",
+        "$(", "`", "<", ">", "2>&1", "<<EOF\n", "EOF\n", "*", "[", "]", "if ", "then ", "fi", "for ", "in ", "do ",
+        "done", "case ", "esac", "!", "#", "=", "X=1 ", "$'a'", "{a,b}", "~",
+    ];
+    prop::collection::vec(prop::sample::select(PARTS), 0..24).prop_map(|p| p.concat())
+}
+
+proptest::proptest! {
+    /// Skipping the POSIX reading is sound: without a marker it parses and judges exactly like
+    /// the bash reading.
+    #[test]
+    fn the_second_reading_repeats_the_first_without_markers(command in unmarked()) {
+        proptest::prop_assume!(!super::parsed_differently_as_sh(&command));
+        let read = |sh: bool| {
+            let options = parser_options(sh);
+            super::parse(&command, &options).ok().map(|program| {
+                let verdict = super::walk::Walker::check(&program, &command, &options, Dialect::Sh);
+                (program.to_string(), verdict)
+            })
+        };
+        proptest::prop_assert_eq!(read(false), read(true));
+    }
+}

@@ -21,6 +21,9 @@ pub(crate) struct Arg {
     pub value: Option<String>,
     /// Why the value is only known at run time, when it is.
     pub runtime: Option<&'static str>,
+    /// The word is a pathname pattern with a literal start that is not `-` (`src/*.rs`): its
+    /// expansions are only known at run time but all start the same way, so none is an option.
+    pub path_glob: bool,
 }
 
 impl Arg {
@@ -63,17 +66,25 @@ pub(crate) fn analyse(word: &Word, options: &ParserOptions, dialect: Dialect) ->
     let mut state = Pieces::new(raw, dialect);
     state.walk(&pieces, false)?;
     if state.unquoted_brace && has_brace_expansion(raw, options) {
-        state.runtime.get_or_insert("brace expansion");
+        state.expand("brace expansion");
     }
     // A bracket expression may close in a later piece (`[a"b"]`); any `]` in the word counts.
     if state.unquoted_bracket && raw.contains(']') {
         state.runtime.get_or_insert("unquoted glob");
     }
-    let Pieces { value, runtime, .. } = state;
+    let Pieces {
+        value,
+        runtime,
+        expands,
+        ..
+    } = state;
+    let path_glob =
+        runtime.is_some() && !expands && value.starts_with(|c: char| !matches!(c, '-' | '*' | '?' | '['));
     Ok(Arg {
         raw: raw.to_owned(),
         value: runtime.is_none().then_some(value),
         runtime,
+        path_glob,
     })
 }
 
@@ -96,6 +107,8 @@ struct Pieces<'a> {
     runtime: Option<&'static str>,
     unquoted_brace: bool,
     unquoted_bracket: bool,
+    /// Something other than a glob makes the value known only at run time (it may split).
+    expands: bool,
 }
 
 impl<'a> Pieces<'a> {
@@ -107,7 +120,14 @@ impl<'a> Pieces<'a> {
             runtime: None,
             unquoted_brace: false,
             unquoted_bracket: false,
+            expands: false,
         }
+    }
+
+    /// Records an expansion other than a glob.
+    fn expand(&mut self, why: &'static str) {
+        self.runtime.get_or_insert(why);
+        self.expands = true;
     }
 
     fn walk(&mut self, pieces: &[WordPieceWithSource], quoted: bool) -> Result<(), Deny> {
@@ -144,11 +164,11 @@ impl<'a> Pieces<'a> {
                 ));
             }
             WordPiece::AnsiCQuotedText(_) => {
-                self.runtime.get_or_insert("ANSI-C quoting");
+                self.expand("ANSI-C quoting");
             }
             WordPiece::GettextDoubleQuotedSequence(inner) => {
                 self.walk(inner, true)?;
-                self.runtime.get_or_insert("locale-translated string");
+                self.expand("locale-translated string");
             }
             WordPiece::TildeExpansion(_) => {
                 // Expands to a directory path; it can never become an option.
@@ -156,7 +176,7 @@ impl<'a> Pieces<'a> {
             }
             WordPiece::ParameterExpansion(expr) => {
                 check_parameter(expr, self.raw)?;
-                self.runtime.get_or_insert("parameter expansion");
+                self.expand("parameter expansion");
             }
             WordPiece::CommandSubstitution(inner) => {
                 return Err(Deny::at(
