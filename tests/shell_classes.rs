@@ -14,7 +14,10 @@ fn refused(commands: &[&str], why: &str) {
     for command in commands {
         let verdict = classify(command);
         assert!(!verdict.read_only, "{command:?} should be refused: {verdict:?}");
-        assert!(verdict.reason.contains(why), "{command:?}: expected {why:?} in {verdict:?}");
+        assert!(
+            verdict.reason.contains(why),
+            "{command:?}: expected {why:?} in {verdict:?}"
+        );
     }
 }
 
@@ -35,7 +38,12 @@ fn wrapper_option_values_are_never_the_wrapped_command() {
         "",
     );
     refused(
-        &["timeout --frobnicate 5 ls", "env -Z ls", "nice -q ls", "env --split-string='touch x'"],
+        &[
+            "timeout --frobnicate 5 ls",
+            "env -Z ls",
+            "nice -q ls",
+            "env --split-string='touch x'",
+        ],
         "known to accept",
     );
     // bash's `time` keyword takes `-v` for the command; dash's GNU `time` takes it as an option.
@@ -54,14 +62,20 @@ fn wrapper_option_values_are_never_the_wrapped_command() {
 
 #[test]
 fn here_document_delimiters_must_be_read_alike() {
-    for delimiter in ["$'EOF'", "$\"EOF\"", "E\"OF\"", "'E'OF", "E\\OF", "E\\\nOF", "\"EOF", "EOF\\"] {
+    for delimiter in [
+        "$'EOF'", "$\"EOF\"", "E\"OF\"", "'E'OF", "E\\OF", "E\\\nOF", "\"EOF", "EOF\\",
+    ] {
         let command = format!("cat <<{delimiter}\nx\nEOF\ntouch pwned\nEOF\n");
         let verdict = classify(&command);
         assert!(!verdict.read_only, "{command:?}: {verdict:?}");
     }
     for delimiter in ["EOF", "'EOF'", "\"EOF\"", "\\EOF", "-EOF", "- 'EOF'", "-\\EOF"] {
         let command = format!("cat <<{delimiter}\nx\n\tEOF\n");
-        let command = if delimiter.starts_with('-') { command } else { format!("{command}EOF\n") };
+        let command = if delimiter.starts_with('-') {
+            command
+        } else {
+            format!("{command}EOF\n")
+        };
         let verdict = classify(&command);
         assert!(verdict.read_only, "{command:?}: {verdict:?}");
     }
@@ -82,7 +96,13 @@ fn here_document_bodies_cannot_hide_commands_or_expansions() {
         "",
     );
     // Line continuations inside a body: shells join the lines before looking for the delimiter.
-    refused(&["cat <<EOF\nEO\\\nF\ntouch x\nEOF\n", "cat <<'EOF'\nfoo\\\nEOF\ntouch x\nEOF\n"], "backslash");
+    refused(
+        &[
+            "cat <<EOF\nEO\\\nF\ntouch x\nEOF\n",
+            "cat <<'EOF'\nfoo\\\nEOF\ntouch x\nEOF\n",
+        ],
+        "backslash",
+    );
     // The rest of the operator's line must not open quotes the body could hide in.
     refused(&["cat <<EOF; echo 'a\nEOF\n'; touch x\nEOF\n"], "");
     allowed(&[
@@ -99,7 +119,13 @@ fn dialect_only_constructs_are_judged_under_the_dialect() {
     let split = "echo $'x\\' ; touch f ; echo ' #'";
     assert!(!classify(split).read_only, "{:?}", classify(split));
     refused(
-        &["echo $'a'", "echo $\"a\"", "ls &>/dev/null", "grep x <<< y", "ls |& grep x"],
+        &[
+            "echo $'a'",
+            "echo $\"a\"",
+            "ls &>/dev/null",
+            "grep x <<< y",
+            "ls |& grep x",
+        ],
         "",
     );
     // Under bash the same constructs are modelled.
@@ -114,7 +140,12 @@ fn dialect_only_constructs_are_judged_under_the_dialect() {
 #[test]
 fn assignments_of_any_kind_are_refused() {
     refused(
-        &["true {PATH}>/dev/null; ls", "true {HOME}< /dev/null", "{IFS}>/dev/null ls", "ls {x}>&-"],
+        &[
+            "true {PATH}>/dev/null; ls",
+            "true {HOME}< /dev/null",
+            "{IFS}>/dev/null ls",
+            "ls {x}>&-",
+        ],
         "named descriptors",
     );
     refused(
@@ -161,24 +192,62 @@ fn options_that_point_writes_somewhere_are_refused() {
         ],
         "",
     );
-    allowed(&["sort -k2 -t, in", "xxd in", "xxd -l 16 in", "hostname", "hostname -f"]);
+    allowed(&[
+        "sort -k2 -t, in",
+        "xxd in",
+        "xxd -l 16 in",
+        "hostname",
+        "hostname -f",
+    ]);
     refused(&["uniq src/*.txt", "xxd src/*.bin", "uniq -c *"], "");
 }
 
 #[test]
 fn bash_five_three_command_substitutions_are_refused() {
-    refused(&["echo ${ touch x; }", "echo ${|touch x;}", "echo \"${ id;}\"", "cat ${\ttouch x; }"], "");
+    refused(
+        &[
+            "echo ${ touch x; }",
+            "echo ${|touch x;}",
+            "echo \"${ id;}\"",
+            "cat ${\ttouch x; }",
+        ],
+        "",
+    );
 }
 
 #[test]
 fn git_that_fetches_verifies_or_takes_urls_is_refused() {
-    refused(&["git show HEAD", "git log -p", "git diff", "git blame f", "git grep x", "git log -S x"], "--no-lazy-fetch");
     refused(
-        &["git log --show-signature", "git log --format='%G?'", "git show -s --pretty='%GS'", "git log --show-sig"],
+        &[
+            "git show HEAD",
+            "git log -p",
+            "git diff HEAD~1",
+            "git diff --cached",
+            "git diff main -- src",
+            "git blame f",
+            "git grep x HEAD",
+            "git grep --cached x",
+            "git grep -e x HEAD",
+            "git log -S x",
+            "git cat-file -p HEAD:f",
+        ],
+        "--no-lazy-fetch",
+    );
+    refused(
+        &[
+            "git log --show-signature",
+            "git log --format='%G?'",
+            "git show -s --pretty='%GS'",
+            "git log --show-sig",
+        ],
         "gpg",
     );
     refused(
-        &["git remote show origin", "git remote show https://example.com/r.git", "git for-each-ref --format='%(signature)'"],
+        &[
+            "git remote show origin",
+            "git remote show https://example.com/r.git",
+            "git for-each-ref --format='%(signature)'",
+        ],
         "",
     );
     allowed(&[
@@ -187,6 +256,10 @@ fn git_that_fetches_verifies_or_takes_urls_is_refused() {
         "git --no-lazy-fetch log -G'fn check' -- src",
         "git --no-lazy-fetch grep -n -e pattern",
         "git log --oneline -- src",
+        "git diff",
+        "git diff --stat -- src",
+        "git grep -n x",
+        "git grep -l x -- '*.rs'",
         "git show -s --format=%H HEAD",
         "git remote show -n origin",
         "git help -a",
@@ -195,14 +268,32 @@ fn git_that_fetches_verifies_or_takes_urls_is_refused() {
         "git config user.name",
         "git config --file .gitmodules submodule.x.path",
     ]);
-    refused(&["git config --file f edit", "git config edit", "git config user.name bob"], "");
-    refused(&["git --no-lazy-fetch grep -nO'sh -c id' x", "git help log", "git help"], "");
+    refused(
+        &[
+            "git config --file f edit",
+            "git config edit",
+            "git config user.name bob",
+        ],
+        "",
+    );
+    refused(
+        &[
+            "git --no-lazy-fetch grep -nO'sh -c id' x",
+            "git help log",
+            "git help",
+        ],
+        "",
+    );
 }
 
 #[test]
 fn network_paths_through_variables_are_refused() {
     refused(
-        &["for h in /dev/tcp/example.com/80; do cat < $h; done", "cat < \"$f\"", "cat < /dev/tc*/x/1"],
+        &[
+            "for h in /dev/tcp/example.com/80; do cat < $h; done",
+            "cat < \"$f\"",
+            "cat < /dev/tc*/x/1",
+        ],
         "",
     );
 }
@@ -286,7 +377,10 @@ fn every_input_gets_a_verdict_without_hanging_or_overflowing() {
         .stack_size(1 << 20)
         .spawn(move || inputs.iter().map(|i| classify(i)).collect::<Vec<Verdict>>())
         .unwrap();
-    for verdict in handle.join().expect("the classifier must not overflow a 1 MiB stack") {
+    for verdict in handle
+        .join()
+        .expect("the classifier must not overflow a 1 MiB stack")
+    {
         assert!(!verdict.read_only, "{verdict:?}");
     }
 }
@@ -303,7 +397,14 @@ fn patterns_with_a_literal_start_are_never_options() {
     ]);
     // A pattern that may start with `-`, or that also expands a variable, is still refused.
     refused(
-        &["sort *", "sort [-]o x", "sort src/*$x", "sort ?o", "rg x *.md", "sed -n 1p *"],
+        &[
+            "sort *",
+            "sort [-]o x",
+            "sort src/*$x",
+            "sort ?o",
+            "rg x *.md",
+            "sed -n 1p *",
+        ],
         "",
     );
 }

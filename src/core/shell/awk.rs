@@ -67,7 +67,8 @@ pub(crate) fn check(name: &str, args: &[Arg]) -> Result<(), Deny> {
             program = Some(arg);
         }
     }
-    let program = program.ok_or_else(|| Deny::at(name, format!("`{name}` without a program is not analysed")))?;
+    let program =
+        program.ok_or_else(|| Deny::at(name, format!("`{name}` without a program is not analysed")))?;
     check_program(program.value.as_deref().unwrap_or_default())
         .map_err(|why| Deny::at(&program.raw, format!("{name} program `{}` {why}", program.raw)))
 }
@@ -90,7 +91,10 @@ fn operand(program: &str, value: &str) -> Result<(), Deny> {
 fn assignment(program: &str, text: &str) -> Result<(), Deny> {
     let var = text.split_once('=').map_or(text, |(v, _)| v);
     if matches!(var, "ARGV" | "ARGC") {
-        return Err(Deny::at(text, format!("`{program}` assignment `{text}` changes which files are read")));
+        return Err(Deny::at(
+            text,
+            format!("`{program}` assignment `{text}` changes which files are read"),
+        ));
     }
     Ok(())
 }

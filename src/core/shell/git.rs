@@ -86,13 +86,17 @@ pub(crate) fn check(_name: &str, args: &[Arg]) -> Result<(), Deny> {
     };
     let sub = sub_word.require_static(NAME)?;
     let refuse = |why: &str| Err(Deny::at(format!("git {sub}"), format!("`git {sub}` {why}")));
-    if let Some(arg) = rest
-        .iter()
-        .find(|a| a.value.as_deref().is_some_and(|v| v.contains("%G") || v.contains("%(signature")))
-    {
+    if let Some(arg) = rest.iter().find(|a| {
+        a.value
+            .as_deref()
+            .is_some_and(|v| v.contains("%G") || v.contains("%(signature"))
+    }) {
         return Err(Deny::at(
             &arg.raw,
-            format!("`git {sub} {}` verifies signatures with gpg, which writes under ~/.gnupg", arg.raw),
+            format!(
+                "`git {sub} {}` verifies signatures with gpg, which writes under ~/.gnupg",
+                arg.raw
+            ),
         ));
     }
     if READ_ONLY.contains(&sub) {
@@ -212,13 +216,32 @@ fn reads_contents(sub: &str, rest: &[Arg]) -> bool {
     match sub {
         // Two files outside the repository: no objects.
         "diff" if values().any(|v| v == "--no-index") => false,
-        "diff" | "diff-tree" | "diff-files" | "diff-index" | "blame" | "annotate" | "grep" | "cat-file"
-        | "range-diff" | "whatchanged" | "cherry" => true,
+        // The working tree against the index, whose blobs a checkout has fetched: only
+        // revisions (any operand before `--`) and `--cached` reach history.
+        "diff" => before_dashdash(rest).iter().any(|v| {
+            !v.starts_with('-') || matches!(*v, "--cached" | "--staged") || v.starts_with("--merge-base")
+        }),
+        // The working tree, unless `--cached` or a revision after the pattern.
+        "grep" => {
+            let words = before_dashdash(rest);
+            let given_pattern = words
+                .iter()
+                .any(|v| matches!(*v, "-e" | "-f") || v.starts_with("-e") || v.starts_with("-f"));
+            let positionals = words.iter().filter(|v| !v.starts_with('-')).count();
+            words
+                .iter()
+                .any(|v| matches!(*v, "--cached" | "--untracked" | "--recurse-submodules"))
+                || positionals > usize::from(!given_pattern)
+        }
+        "diff-tree" | "diff-files" | "diff-index" | "blame" | "annotate" | "cat-file" | "range-diff"
+        | "whatchanged" | "cherry" => true,
         "show" => {
             let no_patch = values().any(|v| matches!(v, "-s" | "--no-patch"));
             !no_patch || values().any(|v| !v.starts_with('-') && v.contains(':'))
         }
-        "ls-tree" => values().any(|v| v == "--long" || (v.starts_with('-') && !v.starts_with("--") && v.contains('l'))),
+        "ls-tree" => {
+            values().any(|v| v == "--long" || (v.starts_with('-') && !v.starts_with("--") && v.contains('l')))
+        }
         "rev-list" => values().any(|v| v.starts_with("--objects") || v.starts_with("--filter")),
         "check-attr" => values().any(|v| v.starts_with("--source")),
         "log" | "shortlog" => values().any(shows_diff),
@@ -226,13 +249,45 @@ fn reads_contents(sub: &str, rest: &[Arg]) -> bool {
     }
 }
 
+/// The static words of a git command line before `--`.
+fn before_dashdash(rest: &[Arg]) -> Vec<&str> {
+    rest.iter()
+        .filter_map(|a| a.value.as_deref())
+        .take_while(|v| *v != "--")
+        .collect()
+}
+
 /// Whether a `git log` option makes it compute diffs (patches, stats, renames, pickaxe).
 fn shows_diff(option: &str) -> bool {
     const LONG: &[&str] = &[
-        "--patch", "--stat", "--numstat", "--shortstat", "--dirstat", "--summary", "--pickaxe", "--follow",
-        "--find-", "--check", "--word-diff", "--color-words", "--cc", "--diff-merges", "--name-only",
-        "--name-status", "--raw", "--full-diff", "--binary", "--remerge-diff", "--function-context",
-        "--unified", "--histogram", "--patience", "--minimal", "--diff-algorithm", "--dd", "--compact-summary",
+        "--patch",
+        "--stat",
+        "--numstat",
+        "--shortstat",
+        "--dirstat",
+        "--summary",
+        "--pickaxe",
+        "--follow",
+        "--find-",
+        "--check",
+        "--word-diff",
+        "--color-words",
+        "--cc",
+        "--diff-merges",
+        "--name-only",
+        "--name-status",
+        "--raw",
+        "--full-diff",
+        "--binary",
+        "--remerge-diff",
+        "--function-context",
+        "--unified",
+        "--histogram",
+        "--patience",
+        "--minimal",
+        "--diff-algorithm",
+        "--dd",
+        "--compact-summary",
     ];
     match option.strip_prefix('-') {
         Some(long) if long.starts_with('-') => LONG.iter().any(|l| option.starts_with(l)),
@@ -403,7 +458,8 @@ fn config(rest: &[Arg]) -> Result<(), Deny> {
     }
     // `git config NAME` alone prints the value (`git config edit` opens an editor).
     reading |= positionals == 1
-        && first.is_some_and(|f| !matches!(f, "set" | "unset" | "rename-section" | "remove-section" | "edit"));
+        && first
+            .is_some_and(|f| !matches!(f, "set" | "unset" | "rename-section" | "remove-section" | "edit"));
     if reading {
         Ok(())
     } else {

@@ -49,7 +49,9 @@ pub(crate) fn check(doc: &IoHereDocument, source: &str) -> Result<(), Deny> {
     if body.contains("\\\n") {
         return Err(Deny::at(
             delimiter_text,
-            format!("here-document `<<{delimiter_text}` has a line ending in a backslash, which shells join with the next line"),
+            format!(
+                "here-document `<<{delimiter_text}` has a line ending in a backslash, which shells join with the next line"
+            ),
         ));
     }
     if body != doc.doc.value {
@@ -79,7 +81,11 @@ fn delimiter(text: &str) -> Option<(&str, bool)> {
 /// `None` when the last line is not the delimiter or an earlier one is.
 fn body_lines(text: &str, name: &str, remove_tabs: bool) -> Option<String> {
     let strip = |line: &'_ str| -> String {
-        let line = if remove_tabs { line.trim_start_matches('\t') } else { line };
+        let line = if remove_tabs {
+            line.trim_start_matches('\t')
+        } else {
+            line
+        };
         line.to_owned()
     };
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
@@ -131,6 +137,8 @@ fn unlocated() -> Deny {
 fn mismatch(delimiter: &str) -> Deny {
     Deny::at(
         delimiter,
-        format!("the parser reads here-document `<<{delimiter}` differently from the shell, so it is not analysed"),
+        format!(
+            "the parser reads here-document `<<{delimiter}` differently from the shell, so it is not analysed"
+        ),
     )
 }

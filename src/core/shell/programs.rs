@@ -185,7 +185,11 @@ fn wrapper<'a>(name: &str, args: &'a [Arg]) -> Result<Option<&'a [Arg]>, Deny> {
             skip += 1;
         }
         // `command -v NAME` / `-V NAME` only looks the name up.
-        "command" if args[..skip].iter().any(|a| a.value.as_deref().is_some_and(|v| v.contains(['v', 'V']))) => {
+        "command"
+            if args[..skip]
+                .iter()
+                .any(|a| a.value.as_deref().is_some_and(|v| v.contains(['v', 'V']))) =>
+        {
             return Ok(None);
         }
         _ => {}
@@ -289,7 +293,9 @@ impl WrapperOptions {
                 self.short_cluster(&word[1..]).ok_or_else(|| unknown(word))?
             };
             if takes_value {
-                args.get(i).ok_or_else(|| unknown(word))?.require_static(program)?;
+                args.get(i)
+                    .ok_or_else(|| unknown(word))?
+                    .require_static(program)?;
                 i += 1;
             }
         }
@@ -364,7 +370,10 @@ fn one_input(name: &str, operands: &[&Arg]) -> Result<(), Deny> {
     match operands.first() {
         Some(input) if input.value.is_none() => Err(Deny::at(
             &input.raw,
-            format!("`{name} {}` may expand to two operands, and `{name}` writes its second", input.raw),
+            format!(
+                "`{name} {}` may expand to two operands, and `{name}` writes its second",
+                input.raw
+            ),
         )),
         _ => Ok(()),
     }
@@ -423,9 +432,9 @@ fn find_exec(action: &str, rest: &[Arg]) -> Result<usize, Deny> {
         Some("+") => j > 0 && rest[j - 1].value.as_deref() == Some("{}"),
         _ => false,
     };
-    let end = (0..rest.len()).find(|&j| ends(j)).ok_or_else(|| {
-        options::refused("find", action, "has no terminating `;` or `{} +`")
-    })?;
+    let end = (0..rest.len())
+        .find(|&j| ends(j))
+        .ok_or_else(|| options::refused("find", action, "has no terminating `;` or `{} +`"))?;
     let inner: Vec<Arg> = rest[..end]
         .iter()
         .map(|arg| match arg.value.as_deref() {
@@ -464,13 +473,32 @@ fn xxd(name: &str, args: &[Arg]) -> Result<(), Deny> {
 /// `hostname` printing names; an operand (or `-F`/`--file`) sets the host name.
 fn hostname(_name: &str, args: &[Arg]) -> Result<(), Deny> {
     const PRINTING: &[&str] = &[
-        "-s", "--short", "-f", "--fqdn", "--long", "-i", "--ip-address", "-I", "--all-ip-addresses", "-d",
-        "--domain", "-A", "--all-fqdns", "-a", "--alias",
+        "-s",
+        "--short",
+        "-f",
+        "--fqdn",
+        "--long",
+        "-i",
+        "--ip-address",
+        "-I",
+        "--all-ip-addresses",
+        "-d",
+        "--domain",
+        "-A",
+        "--all-fqdns",
+        "-a",
+        "--alias",
     ];
-    match args.iter().find(|a| a.value.as_deref().is_none_or(|v| !PRINTING.contains(&v))) {
+    match args
+        .iter()
+        .find(|a| a.value.as_deref().is_none_or(|v| !PRINTING.contains(&v)))
+    {
         Some(arg) => Err(Deny::at(
             &arg.raw,
-            format!("`hostname {}` can set the host name (only printing options are allowed)", arg.raw),
+            format!(
+                "`hostname {}` can set the host name (only printing options are allowed)",
+                arg.raw
+            ),
         )),
         None => Ok(()),
     }

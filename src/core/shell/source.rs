@@ -15,7 +15,11 @@ pub(crate) fn span(source: &str, word: &Word) -> Option<(usize, usize)> {
     }
     let mut offsets = source.char_indices().map(|(i, _)| i).chain([source.len()]);
     let from = offsets.nth(start)?;
-    let to = if end == start { from } else { offsets.nth(end - start - 1)? };
+    let to = if end == start {
+        from
+    } else {
+        offsets.nth(end - start - 1)?
+    };
     Some((from, to))
 }
 

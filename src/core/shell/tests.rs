@@ -2,8 +2,8 @@
 
 use brush_parser::ast::Word;
 
-use super::options::{self, OptSpec, resolve_long};
 use super::budget::nesting_openers;
+use super::options::{self, OptSpec, resolve_long};
 use super::{Dialect, classify, parser_options, words};
 
 fn arg(raw: &str) -> words::Arg {
@@ -67,10 +67,16 @@ fn words_that_run_code_are_refused() {
         "${!x}",
         "${#x}",
     ] {
-        assert!(words::analyse(&Word::new(raw), &parser_options(false), Dialect::Bash).is_err(), "{raw}");
+        assert!(
+            words::analyse(&Word::new(raw), &parser_options(false), Dialect::Bash).is_err(),
+            "{raw}"
+        );
     }
     for raw in ["$x", "${x}", "$1", "$@", "\"$*\"", "${a[@]}"] {
-        assert!(words::analyse(&Word::new(raw), &parser_options(false), Dialect::Bash).is_ok(), "{raw}");
+        assert!(
+            words::analyse(&Word::new(raw), &parser_options(false), Dialect::Bash).is_ok(),
+            "{raw}"
+        );
     }
 }
 
@@ -370,9 +376,9 @@ fn small_policies() {
 fn unmarked() -> impl proptest::strategy::Strategy<Value = String> {
     use proptest::prelude::*;
     const PARTS: &[&str] = &[
-        "ls", "cat", "x", " ", "|", "||", "&&", ";", "&", "\n", "(", ")", "{ ", " }", "'", "\"", "\\", "$", "$x",
-        "$(", "`", "<", ">", "2>&1", "<<EOF\n", "EOF\n", "*", "[", "]", "if ", "then ", "fi", "for ", "in ", "do ",
-        "done", "case ", "esac", "!", "#", "=", "X=1 ", "$'a'", "{a,b}", "~",
+        "ls", "cat", "x", " ", "|", "||", "&&", ";", "&", "\n", "(", ")", "{ ", " }", "'", "\"", "\\", "$",
+        "$x", "$(", "`", "<", ">", "2>&1", "<<EOF\n", "EOF\n", "*", "[", "]", "if ", "then ", "fi", "for ",
+        "in ", "do ", "done", "case ", "esac", "!", "#", "=", "X=1 ", "$'a'", "{a,b}", "~",
     ];
     prop::collection::vec(prop::sample::select(PARTS), 0..24).prop_map(|p| p.concat())
 }

@@ -209,9 +209,12 @@ impl<'o> Walker<'o> {
         let shown = redirect.to_string();
         match redirect {
             IoRedirect::File(_, kind, target) => self.file_redirect(kind, target, &shown),
-            IoRedirect::OutputAndError(..) | IoRedirect::HereString(..) if self.dialect == Dialect::Sh => Err(
-                Deny::at(&shown, format!("`{shown}` is bash-only: POSIX sh reads it differently")),
-            ),
+            IoRedirect::OutputAndError(..) | IoRedirect::HereString(..) if self.dialect == Dialect::Sh => {
+                Err(Deny::at(
+                    &shown,
+                    format!("`{shown}` is bash-only: POSIX sh reads it differently"),
+                ))
+            }
             IoRedirect::OutputAndError(target, _) => self.write_target(target, &shown),
             IoRedirect::HereDocument(_, doc) => heredoc::check(doc, self.source),
             IoRedirect::HereString(_, word) => self.word(word).map(drop),
@@ -227,7 +230,9 @@ impl<'o> Walker<'o> {
         {
             return Err(Deny::at(
                 text,
-                format!("the parser reads `{text}` differently from how it is written, so it is not analysed"),
+                format!(
+                    "the parser reads `{text}` differently from how it is written, so it is not analysed"
+                ),
             ));
         }
         words::analyse(word, self.options, self.dialect)
@@ -272,7 +277,9 @@ impl<'o> Walker<'o> {
                         // A path known only at run time could be `/dev/tcp/...` (a loop variable).
                         None => Err(Deny::at(
                             shown,
-                            format!("redirection `{shown}` reads a path known only at run time (it could open a network connection)"),
+                            format!(
+                                "redirection `{shown}` reads a path known only at run time (it could open a network connection)"
+                            ),
                         )),
                     }
                 }
@@ -299,7 +306,9 @@ fn named_fd_redirection(simple: &SimpleCommand) -> Result<(), Deny> {
     // The command's items in source order: `None` for a redirection, the word otherwise.
     fn item(i: &CommandPrefixOrSuffixItem) -> Option<Option<&Word>> {
         match i {
-            CommandPrefixOrSuffixItem::Word(w) | CommandPrefixOrSuffixItem::AssignmentWord(_, w) => Some(Some(w)),
+            CommandPrefixOrSuffixItem::Word(w) | CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+                Some(Some(w))
+            }
             CommandPrefixOrSuffixItem::IoRedirect(_) => Some(None),
             CommandPrefixOrSuffixItem::ProcessSubstitution(..) => None,
         }
@@ -313,7 +322,9 @@ fn named_fd_redirection(simple: &SimpleCommand) -> Result<(), Deny> {
         .chain(simple.suffix.iter().flat_map(|s| &s.0).map(item))
         .collect();
     for pair in items.windows(2) {
-        let [Some(Some(word)), Some(None)] = pair else { continue };
+        let [Some(Some(word)), Some(None)] = pair else {
+            continue;
+        };
         let inner = word.value.strip_prefix('{').and_then(|v| v.strip_suffix('}'));
         if inner.is_some_and(words::is_name) {
             return Err(Deny::at(

@@ -58,7 +58,9 @@ pub(crate) fn analyse(word: &Word, options: &ParserOptions, dialect: Dialect) ->
     {
         return Err(Deny::at(
             raw,
-            format!("`{raw}` is bash 5.3 command substitution (`${{ cmd; }}` / `${{|cmd;}}`), which runs a command"),
+            format!(
+                "`{raw}` is bash 5.3 command substitution (`${{ cmd; }}` / `${{|cmd;}}`), which runs a command"
+            ),
         ));
     }
     let pieces =
