@@ -15,12 +15,12 @@
 use brush_parser::ast::IoHereDocument;
 
 use super::Deny;
-use super::source::{span, text_of};
+use super::source::Source;
 use super::words::is_name;
 
 /// Checks one here-document parsed from `source`.
-pub(crate) fn check(doc: &IoHereDocument, source: &str) -> Result<(), Deny> {
-    let delimiter_text = text_of(source, &doc.here_end).ok_or_else(unlocated)?;
+pub(crate) fn check(doc: &IoHereDocument, source: &Source) -> Result<(), Deny> {
+    let delimiter_text = source.text_of(&doc.here_end).ok_or_else(unlocated)?;
     let (name, quoted) = delimiter(delimiter_text).ok_or_else(|| {
         Deny::at(
             delimiter_text,
@@ -32,9 +32,9 @@ pub(crate) fn check(doc: &IoHereDocument, source: &str) -> Result<(), Deny> {
     if doc.requires_expansion == quoted {
         return Err(mismatch(delimiter_text));
     }
-    let (body_start, body_end) = span(source, &doc.doc).ok_or_else(unlocated)?;
-    let (_, delimiter_end) = span(source, &doc.here_end).ok_or_else(unlocated)?;
-    let between = source.get(delimiter_end..body_start).ok_or_else(unlocated)?;
+    let (body_start, body_end) = source.span(&doc.doc).ok_or_else(unlocated)?;
+    let (_, delimiter_end) = source.span(&doc.here_end).ok_or_else(unlocated)?;
+    let between = source.text.get(delimiter_end..body_start).ok_or_else(unlocated)?;
     let rest_of_line = between.split('\n').next().unwrap_or_default();
     if !between.contains('\n') || rest_of_line.contains(['\'', '"', '\\', '`', '$']) {
         return Err(Deny::at(
@@ -44,7 +44,7 @@ pub(crate) fn check(doc: &IoHereDocument, source: &str) -> Result<(), Deny> {
             ),
         ));
     }
-    let text = &source[body_start..body_end];
+    let text = source.text.get(body_start..body_end).ok_or_else(unlocated)?;
     let body = body_lines(text, name, doc.remove_tabs).ok_or_else(|| mismatch(delimiter_text))?;
     if body.contains("\\\n") {
         return Err(Deny::at(

@@ -169,16 +169,25 @@ fn parse(command: &str, options: &ParserOptions) -> Result<brush_parser::ast::Pr
         .map_err(|e| Deny::whole(format!("cannot parse: {e}")))
 }
 
-/// Whether the parser's POSIX mode could read `command` differently from its bash mode: only the
-/// constructs that mode switches off (`time`, `&>`, `|&`, `;&`, `<<<`, `${...}` forms, `[[`,
-/// `((`, process substitution, arrays, `function`/`select`/`coproc`) do. Without any of them
-/// the second reading would repeat the first, so it is skipped.
+/// Whether the POSIX reading could change the verdict of an accepted bash reading. The
+/// parser's POSIX mode switches off a known set of constructs; those the bash reading refuses
+/// anyway (`[[`, `((`, `<(`, arrays, `${!x}` and every other non-plain expansion) need no second
+/// look, so only the ones it accepts are markers: `time` (a keyword to bash, a program to dash),
+/// `|&`, `;&`/`;;&`, `${a[@]}`/`${a[*]}`, `select` — plus `&>`, `<<<`, `]]`, `function`, `coproc`
+/// for good measure. A line without any parses and judges the same both ways, so the second
+/// reading is skipped.
 fn parsed_differently_as_sh(command: &str) -> bool {
-    const MARKERS: [&str; 15] = [
-        "time", "&>", "|&", ";&", "<<<", "${", "[[", "]]", "((", "<(", ">(", "=(", "function", "select",
-        "coproc",
+    const MARKERS: [&str; 10] = [
+        "|&", ";&", "[@]", "[*]", "select", "&>", "<<<", "]]", "function", "coproc",
     ];
-    MARKERS.iter().any(|m| command.contains(m))
+    let word_time = command.match_indices("time").any(|(at, _)| {
+        let before = command[..at].chars().next_back();
+        let after = command[at + 4..].chars().next();
+        let boundary =
+            |c: Option<char>| c.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+        boundary(before) && boundary(after)
+    });
+    word_time || MARKERS.iter().any(|m| command.contains(m))
 }
 
 #[cfg(test)]

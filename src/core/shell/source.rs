@@ -3,30 +3,39 @@
 
 use brush_parser::ast::Word;
 
-/// A word's byte span in `source`, when the parser recorded where it is.
-pub(crate) fn span(source: &str, word: &Word) -> Option<(usize, usize)> {
-    let loc = word.loc.as_ref()?;
-    let (start, end) = (loc.start.index, loc.end.index);
-    if start > end {
-        return None;
-    }
-    if source.is_ascii() {
-        return (end <= source.len()).then_some((start, end));
-    }
-    let mut offsets = source.char_indices().map(|(i, _)| i).chain([source.len()]);
-    let from = offsets.nth(start)?;
-    let to = if end == start {
-        from
-    } else {
-        offsets.nth(end - start - 1)?
-    };
-    Some((from, to))
+/// The command line, with a character-to-byte table when it is not ASCII (built once, so
+/// finding any word's text costs O(1)).
+pub(crate) struct Source<'a> {
+    /// The command line.
+    pub text: &'a str,
+    offsets: Option<Vec<usize>>,
 }
 
-/// A word's source text, when the parser recorded where it is.
-pub(crate) fn text_of<'a>(source: &'a str, word: &Word) -> Option<&'a str> {
-    let (start, end) = span(source, word)?;
-    source.get(start..end)
+impl<'a> Source<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        let offsets =
+            (!text.is_ascii()).then(|| text.char_indices().map(|(i, _)| i).chain([text.len()]).collect());
+        Self { text, offsets }
+    }
+
+    /// A word's byte span, when the parser recorded where it is.
+    pub(crate) fn span(&self, word: &Word) -> Option<(usize, usize)> {
+        let loc = word.loc.as_ref()?;
+        let (start, end) = (loc.start.index, loc.end.index);
+        if start > end {
+            return None;
+        }
+        match &self.offsets {
+            None => (end <= self.text.len()).then_some((start, end)),
+            Some(offsets) => Some((*offsets.get(start)?, *offsets.get(end)?)),
+        }
+    }
+
+    /// A word's source text, when the parser recorded where it is.
+    pub(crate) fn text_of(&self, word: &Word) -> Option<&'a str> {
+        let (start, end) = self.span(word)?;
+        self.text.get(start..end)
+    }
 }
 
 /// Whether `value` (a word as parsed) is `text` (its source) as the shell reads it: equal once

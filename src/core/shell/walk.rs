@@ -8,14 +8,15 @@ use brush_parser::ast::{
     Word,
 };
 
+use super::source::{self, Source};
 use super::words::{self, Arg};
-use super::{Deny, Dialect, heredoc, programs, source};
+use super::{Deny, Dialect, heredoc, programs};
 
 /// Collects the programs of a command line that was found read-only.
 pub(crate) struct Walker<'o> {
     programs: Vec<String>,
     options: &'o ParserOptions,
-    source: &'o str,
+    source: Source<'o>,
     dialect: Dialect,
 }
 
@@ -31,7 +32,7 @@ impl<'o> Walker<'o> {
         let mut walker = Self {
             programs: Vec::new(),
             options,
-            source,
+            source: Source::new(source),
             dialect,
         };
         for list in &program.complete_commands {
@@ -216,7 +217,7 @@ impl<'o> Walker<'o> {
                 ))
             }
             IoRedirect::OutputAndError(target, _) => self.write_target(target, &shown),
-            IoRedirect::HereDocument(_, doc) => heredoc::check(doc, self.source),
+            IoRedirect::HereDocument(_, doc) => heredoc::check(doc, &self.source),
             IoRedirect::HereString(_, word) => self.word(word).map(drop),
         }
     }
@@ -225,7 +226,7 @@ impl<'o> Walker<'o> {
     /// its source text (up to line continuations, which the shell removes too) the parser has
     /// rewritten it (`${ cmd; }` becomes `${cmd;}`), so its view is not the shell's.
     fn word(&self, word: &Word) -> Result<Arg, Deny> {
-        if let Some(text) = source::text_of(self.source, word)
+        if let Some(text) = self.source.text_of(word)
             && !source::same_word(text, &word.value)
         {
             return Err(Deny::at(
