@@ -230,6 +230,9 @@ fn git_that_fetches_verifies_or_takes_urls_is_refused() {
             "git grep -e x HEAD",
             "git log -S x",
             "git cat-file -p HEAD:f",
+            "git stash list -p",
+            "git reflog -p",
+            "git notes show",
         ],
         "--no-lazy-fetch",
     );

@@ -119,10 +119,11 @@ pub(crate) fn check(_name: &str, args: &[Arg]) -> Result<(), Deny> {
                 "worktree" => first == Some("list"),
                 _ => first.is_none_or(|f| f.starts_with('-') || matches!(f, "show" | "list" | "exists")),
             };
-            // `stash show` diffs contents, `reflog` is `log -g` (and takes its diff options).
+            // `stash show` diffs contents and `notes show` reads a note blob; `stash list` and
+            // `reflog` are `log -g` (and take its diff options).
             let as_read = match (sub, first) {
-                ("stash", Some("show")) => "diff",
-                ("reflog", _) => "log",
+                ("stash", Some("show")) | ("notes", Some("show")) => "diff",
+                ("stash", _) | ("reflog", _) => "log",
                 _ => sub,
             };
             if reading {
