@@ -114,11 +114,11 @@ fn check_expansions(body: &str, delimiter: &str) -> Result<(), Deny> {
             format!("here-document `<<{delimiter}` is expanded and holds {what}, which runs code"),
         ))
     };
+    if squeezed.contains("$((") || squeezed.contains("$[") {
+        return refuse("arithmetic expansion");
+    }
     if squeezed.contains('`') || squeezed.contains("$(") {
         return refuse("command substitution");
-    }
-    if squeezed.contains("$[") {
-        return refuse("arithmetic expansion");
     }
     for (at, _) in squeezed.match_indices("${") {
         let rest = &squeezed[at + 2..];
