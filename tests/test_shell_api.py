@@ -99,7 +99,7 @@ def test_dialect_chooses_the_shell_and_is_checked() -> None:
     assert not classify_shell("echo $'x'").read_only
     assert not classify_shell("echo $'x'", dialect="sh").read_only
     assert classify_shell("echo $'x'", dialect="bash") == ShellVerdict(True, "read-only: echo")
-    with pytest.raises(InvalidInputError, match="dialect must be 'sh' or 'bash', not 'zsh'"):
+    with pytest.raises(InvalidInputError, match="dialect must be 'sh' or 'bash', not \"zsh\""):
         classify_shell("ls", dialect="zsh")
     with pytest.raises(TypeError):
         classify_shell("ls", "bash")  # type: ignore[misc]
