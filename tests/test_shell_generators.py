@@ -67,7 +67,13 @@ BODY_LINES = [
     "text", "EOF", "\tEOF", "EOF\r", "EOF ", " EOF", "EO\\\nF", "x\\", "$(touch pwned)", "`touch pwned`",
     "$\\\n(touch pwned)", "${x:=1}$(touch pwned)", "$((1))", "$HOME", "${HOME}", "'", '"', *WRITERS,
 ]
-RUNS = settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+# 300 examples per generator in CI (fixed seed); SHELL_GENERATOR_EXAMPLES=2500 for a longer hunt.
+RUNS = settings(
+    max_examples=int(os.environ.get("SHELL_GENERATOR_EXAMPLES", "300")),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 def _tree(root: Path) -> dict[str, bytes]:
