@@ -1,6 +1,8 @@
 """Property-style generators for the classes of commands the classifier used to misjudge
 (issue 15): writing commands wrapped in every wrapper with random options, embedded in
-here-documents with every delimiter form, and split with line continuations. Every line the
+here-documents with every delimiter form, and split with line continuations; and for the newly
+allowed forms: awk programs built from print, redirection, pipe, getline and system fragments,
+and `find -exec` with random inner commands. Every line the
 classifier calls read-only is EXECUTED under bash and dash in a throwaway directory, with HOME
 and TMPDIR pointing at two more throwaway directories: all three trees must be unchanged and
 the marker program (off the allow-list) must not have run.
@@ -152,6 +154,42 @@ def test_line_continuations_never_hide_writers(prefix: str, writer: str, cuts: l
         text = text[:cut] + "\\\n" + text[cut:]
     assert_harmless(text)
     assert_harmless(text + "\nEOF\n")
+
+
+AWK_PARTS = [
+    "print", "printf", " $1", " $0", ",", " >", " >>", " |", " \"pwned\"", " \"a > b\"", " \"/\"", "/a|b/", "/\"/",
+    " system(\"touch pwned\")", " getline", " < \"keep.txt\"", " \"touch pwned\"", "; ", "}", " {", "\n",
+    " \\\n", " NR > 1", " x = 1", " ARGV[1] = \"pwned\"", " close(\"pwned\")", " @load \"x\"", " length($0)",
+]
+
+
+@RUNS
+@given(
+    program=st.lists(st.sampled_from(AWK_PARTS), min_size=1, max_size=8).map("".join),
+    block=st.booleans(),
+    name=st.sampled_from(["awk", "mawk", "gawk"]),
+)
+def test_awk_programs_that_pass_only_print(program: str, block: bool, name: str) -> None:
+    if not shutil.which(name):
+        return
+    body = f"{{{program}}}" if block else program
+    quoted = "'" + body.replace("'", "") + "'"
+    assert_harmless(f"{name} {quoted} keep.txt")
+    assert_harmless(f"{name} 'BEGIN {{{program.replace(chr(39), '')}}}'")
+
+
+FIND_INNER = [*READERS, *WRITERS, "grep -l a {}", "cat {}", "sed -n 1p {}", "sed {}", "env {}", "sh -c {}", "{}"]
+
+
+@RUNS
+@given(
+    action=st.sampled_from(["-exec", "-execdir", "-ok"]),
+    inner=st.sampled_from(FIND_INNER),
+    end=st.sampled_from(["\\;", "';'", "+", "{} +", ""]),
+    after=st.sampled_from(["", "-print", "-delete", "-fprint pwned", "-exec touch pwned \\;", "-quit"]),
+)
+def test_find_exec_runs_only_read_only_commands(action: str, inner: str, end: str, after: str) -> None:
+    assert_harmless(f"find . {action} {inner} {end} {after}")
 
 
 @pytest.mark.parametrize(
