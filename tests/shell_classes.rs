@@ -371,6 +371,9 @@ fn every_input_gets_a_verdict_without_hanging_or_overflowing() {
         format!("[[ {}x ]]", "! ".repeat(100_000)),
         format!("{}ls", "! ".repeat(30_000)),
         format!("[[ {} ]]", vec!["a"; 20_000].join(" && ")),
+        format!("{}ls", "env ".repeat(16_000)),
+        format!("{}ls", "time -p ".repeat(8_000)),
+        format!("find . {}", "-exec find . ".repeat(5_000)),
     ];
     for opener in ["$((", "$(", "${", "$[", "`"] {
         inputs.push(format!("cat <<EOF\n{}\nEOF\n", opener.repeat(64)));

@@ -11,8 +11,9 @@ use super::Deny;
 /// Longest command line analysed, in bytes; longer input is refused without being parsed.
 pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
 
-/// Most nesting openers (`(`, `{`, backquotes, `!` and compound-command keywords) analysed: the
-/// parser recurses once per level, so deeper input is refused before it could exhaust the stack.
+/// Most nesting openers (`(`, `{`, backquotes, `!`, compound-command keywords, wrappers and
+/// `find -exec`) analysed: the parser and the classifier recurse once per level, so deeper input is
+/// refused before it could exhaust the stack.
 pub const MAX_NESTING: usize = 48;
 
 /// Most command or arithmetic substitution openers (`$(`, `` ` ``, `$[`) in one word: each one is
@@ -49,11 +50,14 @@ pub(crate) fn check(command: &str) -> Result<(), Deny> {
     empty_here_document_delimiter(command)
 }
 
-/// An upper bound on how deeply `command` can nest: every bracket, backquote, `!` and word that
-/// could open a compound command counts, wherever it is (over-counting only makes the check
-/// stricter).
+/// An upper bound on how deeply `command` can nest: every bracket, backquote, `!`, word that
+/// could open a compound command and word that runs a nested command (a wrapper, `find -exec`)
+/// counts, wherever it is (over-counting only makes the check stricter).
 pub(crate) fn nesting_openers(command: &str) -> usize {
-    const OPENING_WORDS: [&str; 7] = ["if", "while", "until", "for", "case", "select", "function"];
+    const OPENING_WORDS: [&str; 14] = [
+        "if", "while", "until", "for", "case", "select", "function", "env", "time", "nice", "timeout",
+        "command", "exec", "execdir",
+    ];
     let brackets = command
         .bytes()
         .filter(|b| matches!(b, b'(' | b'{' | b'`' | b'!'))
