@@ -1,4 +1,5 @@
-"""Loads tests/data/shell_corpus.tsv (used by the corpus test and benchmarks/bench_shell.py)."""
+"""Loads tests/data/shell_corpus.tsv and tests/data/shell_investigation.txt (used by the corpus
+tests and benchmarks/bench_shell.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 CORPUS = Path(__file__).parent / "data" / "shell_corpus.tsv"
+INVESTIGATION = Path(__file__).parent / "data" / "shell_investigation.txt"
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
 
 
@@ -38,3 +40,9 @@ def load_corpus() -> list[CorpusRow]:
             raise ValueError(f"bad read_only field {read_only!r} in corpus line {line!r}")
         rows.append(CorpusRow(_unescape(command), read_only == "true", _unescape(reason), note))
     return rows
+
+
+def load_investigation() -> list[str]:
+    """The realistic read-only investigation commands, one per non-comment line, unescaped."""
+    lines = INVESTIGATION.read_text(encoding="utf-8").splitlines()
+    return [_unescape(line) for line in lines if line and not line.startswith("#")]

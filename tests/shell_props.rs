@@ -1,5 +1,7 @@
-//! Property tests of the shell classifier: it never panics, is deterministic, and refuses
-//! oversized, deeply nested and NUL-containing input cleanly.
+//! Property tests of the shell classifier: it never panics, is deterministic, refuses
+//! oversized, deeply nested and NUL-containing input cleanly, and gives every input a verdict on
+//! a 1 MiB stack (the budget: no input can make the parser recurse, loop or backtrack without
+//! bound; a hang would stall this test, an overflow would abort it).
 
 use planmode::core::shell::{MAX_COMMAND_BYTES, MAX_NESTING, Verdict, classify};
 use proptest::prelude::*;
@@ -76,6 +78,36 @@ const FRAGMENTS: &[&str] = &[
     "\0",
     "é",
     "--output=",
+    "<<\"\" ",
+    "<<''\n",
+    "<<-",
+    "'EOF'",
+    "$'EOF'",
+    "E\\\nOF",
+    "\\\n",
+    "$'",
+    "$\"",
+    "time",
+    "-f",
+    "-p",
+    "env",
+    "timeout",
+    "{PATH}",
+    "${ ",
+    "${|",
+    "[[ ",
+    " ]]",
+    "! ",
+    "-exec",
+    "{}",
+    "\\;",
+    "+",
+    "awk",
+    "'{print}'",
+    "getline",
+    "/dev/tcp/x/1",
+    "$((((",
+    "$($($(",
 ];
 
 fn shellish() -> impl Strategy<Value = String> {
@@ -99,8 +131,27 @@ fn check_invariants(command: &str) -> Result<Verdict, TestCaseError> {
     Ok(verdict)
 }
 
+/// Classifies `command` on a thread with a 1 MiB stack.
+fn classify_on_small_stack(command: String) -> Verdict {
+    std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || classify(&command))
+        .unwrap()
+        .join()
+        .expect("the classifier panicked or overflowed a 1 MiB stack")
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn long_shell_like_text_gets_a_verdict_on_a_small_stack(
+        parts in prop::collection::vec(prop::sample::select(FRAGMENTS), 0..400)
+    ) {
+        let command = parts.concat();
+        let verdict = classify_on_small_stack(command.clone());
+        prop_assert_eq!(verdict, classify(&command));
+    }
 
     #[test]
     fn arbitrary_text_never_panics(command in any::<String>()) {

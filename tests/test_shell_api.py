@@ -93,3 +93,36 @@ def test_concurrent_calls_agree() -> None:
     expected = [classify_shell(c) for c in commands]
     with ThreadPoolExecutor(max_workers=8) as pool:
         assert list(pool.map(classify_shell, commands)) == expected
+
+
+def test_dialect_chooses_the_shell_and_is_checked() -> None:
+    assert not classify_shell("echo $'x'").read_only
+    assert not classify_shell("echo $'x'", dialect="sh").read_only
+    assert classify_shell("echo $'x'", dialect="bash") == ShellVerdict(True, "read-only: echo")
+    with pytest.raises(InvalidInputError, match="dialect must be 'sh' or 'bash', not \"zsh\""):
+        classify_shell("ls", dialect="zsh")
+    with pytest.raises(TypeError):
+        classify_shell("ls", "bash")  # type: ignore[misc]
+
+
+def test_the_gate_classifies_long_lines_off_the_event_loop() -> None:
+    import asyncio
+
+    from agentscope.tool import Bash
+
+    from planmode.agentscope._plan._shell import _OFF_LOOP_BYTES, shell_is_read_only
+
+    long_read = "echo " + "a " * _OFF_LOOP_BYTES
+    long_write = long_read + "; touch x"
+
+    async def gate_and_agentscope() -> tuple[bool, bool, bool]:
+        return (
+            await shell_is_read_only(Bash(), {"command": long_read}),
+            await Bash().check_read_only({"command": long_read}),
+            await shell_is_read_only(Bash(), {"command": long_write}),
+        )
+
+    read, agentscope_read, write = asyncio.run(gate_and_agentscope())
+    assert classify_shell(long_read).read_only
+    assert read is agentscope_read
+    assert write is False

@@ -141,8 +141,9 @@ class ShellVerdict:
     def __hash__(self) -> int: ...
     def __getnewargs__(self) -> tuple[bool, str, str | None]: ...
 
-def classify_shell(command: str) -> ShellVerdict:
-    """Classify a shell command line as read-only or not (fail closed)."""
+def classify_shell(command: str, *, dialect: str = "sh") -> ShellVerdict:
+    """Classify a shell command line as read-only or not (fail closed), for the shell
+    ``dialect`` that will run it: ``"sh"`` (some POSIX ``/bin/sh``, the default) or ``"bash"``."""
 
 
 # ---- permission engine (permission) ----

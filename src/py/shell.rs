@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
 use super::exceptions::InvalidInputError;
-use crate::core::shell::{self, Verdict};
+use crate::core::shell::{self, Dialect, Verdict};
 
 /// Whether a shell command line is provably read-only, and why.
 ///
@@ -92,19 +92,27 @@ fn py_str_repr(s: &str) -> String {
 
 /// Classifies a shell command line as read-only or not (fail closed).
 ///
-/// Never raises for any string: input that cannot be parsed, is too long, too deeply nested,
-/// contains NUL or is not valid Unicode gets a not-read-only verdict saying so. A non-string
-/// raises `InvalidInputError`.
+/// `dialect` is the shell that will run it: `"sh"` (the default: some POSIX `/bin/sh`, as
+/// AgentScope's Bash tool runs, so only the grammar dash and bash read alike is accepted) or
+/// `"bash"`. Never raises for any string: input that cannot be parsed, is too long, too deeply
+/// nested, contains NUL or is not valid Unicode gets a not-read-only verdict saying so. A
+/// non-string command or an unknown dialect raises `InvalidInputError`.
 #[pyfunction]
-fn classify_shell(py: Python<'_>, command: &Bound<'_, PyAny>) -> PyResult<PyShellVerdict> {
+#[pyo3(signature = (command, *, dialect = "sh"))]
+fn classify_shell(py: Python<'_>, command: &Bound<'_, PyAny>, dialect: &str) -> PyResult<PyShellVerdict> {
     let Ok(text) = command.cast::<PyString>() else {
         let type_name = command.get_type().name()?;
         return Err(InvalidInputError::new_err(format!(
             "command must be a str, not {type_name}"
         )));
     };
+    let Some(dialect) = Dialect::from_name(dialect) else {
+        return Err(InvalidInputError::new_err(format!(
+            "dialect must be 'sh' or 'bash', not {dialect:?}"
+        )));
+    };
     let verdict = match text.to_str() {
-        Ok(command) => py.detach(|| shell::classify(command)),
+        Ok(command) => py.detach(|| shell::classify_as(command, dialect)),
         Err(_) => Verdict {
             read_only: false,
             reason: "command is not valid Unicode (it contains lone surrogates)".to_owned(),

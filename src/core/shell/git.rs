@@ -1,6 +1,8 @@
 //! `git`: only subcommands that read the repository, with global options that cannot inject
 //! configuration (`-c alias.x=!sh`, `--config-env`, `--exec-path`) and without options that write
-//! (`--output`) or run programs (`grep -O`, `--ext-diff`).
+//! (`--output`) or run programs (`grep -O`, `--ext-diff`, gpg through `--show-signature` or
+//! `%G?`), that contact a remote (`remote show` without `-n`), or that read file contents, which
+//! a partial clone fetches from its promisor remote (writing packs) unless `--no-lazy-fetch`.
 
 use super::Deny;
 use super::options::{self, OptSpec};
@@ -42,24 +44,41 @@ const READ_ONLY: &[&str] = &[
     "version",
 ];
 
-/// Options refused on every read-only subcommand.
+/// Long options refused on every read-only subcommand.
+const DENY_LONG: &[(&str, &str)] = &[
+    ("output", "writes a file"),
+    ("open-files-in-pager", "runs a command"),
+    ("ext-diff", "runs an external diff program"),
+    ("textconv", "runs the text conversion programs from configuration"),
+    ("show-signature", "runs gpg, which writes under ~/.gnupg"),
+    (
+        "help",
+        "opens the manual with a pager or browser command from configuration",
+    ),
+];
+
+/// Options of read-only subcommands other than `grep` (whose `-O` is fine: an order file).
 const READ_SPEC: OptSpec = OptSpec {
-    deny_short: &[('O', "opens matching files in a pager command")],
-    deny_long: &[
-        ("output", "writes a file"),
-        ("open-files-in-pager", "runs a command"),
-        ("ext-diff", "runs an external diff program"),
-        (
-            "help",
-            "opens the manual with a pager or browser command from configuration",
-        ),
-    ],
+    deny_long: DENY_LONG,
     ..OptSpec::NONE
 };
 
+/// `git grep` options: `-O` opens the matches with a pager command; `-e`/`-f`/`-A`/`-B`/`-C`/`-m`
+/// take a value (so `-e -O` searches for `-O`).
+const GREP_SPEC: OptSpec = OptSpec {
+    deny_short: &[('O', "opens matching files in a pager command")],
+    deny_long: DENY_LONG,
+    value_short: "efABCm",
+    attached_short: "",
+    value_long: &[],
+};
+
+/// Why a command may fetch missing objects in a partial clone, and how to allow it.
+const LAZY_FETCH: &str = "reads file contents, which a partial clone fetches from its promisor remote (network, new packs); run it as `git --no-lazy-fetch ...`";
+
 /// Checks a `git` command line (the words after `git`).
 pub(crate) fn check(_name: &str, args: &[Arg]) -> Result<(), Deny> {
-    let Some(start) = global_options(args)? else {
+    let Some((start, no_lazy_fetch)) = global_options(args)? else {
         return Ok(());
     };
     let Some((sub_word, rest)) = args[start..].split_first() else {
@@ -67,10 +86,28 @@ pub(crate) fn check(_name: &str, args: &[Arg]) -> Result<(), Deny> {
     };
     let sub = sub_word.require_static(NAME)?;
     let refuse = |why: &str| Err(Deny::at(format!("git {sub}"), format!("`git {sub}` {why}")));
+    if let Some(arg) = rest.iter().find(|a| {
+        a.value
+            .as_deref()
+            .is_some_and(|v| v.contains("%G") || v.contains("%(signature"))
+    }) {
+        return Err(Deny::at(
+            &arg.raw,
+            format!(
+                "`git {sub} {}` verifies signatures with gpg, which writes under ~/.gnupg",
+                arg.raw
+            ),
+        ));
+    }
     if READ_ONLY.contains(&sub) {
-        return read_options(sub, rest);
+        read_options(sub, rest)?;
+        if !no_lazy_fetch && reads_contents(sub, rest) {
+            return refuse(LAZY_FETCH);
+        }
+        return Ok(());
     }
     match sub {
+        "help" => help(rest),
         "branch" => listing(sub, rest, "avrli", BRANCH_LIST),
         "tag" => listing(sub, rest, "li", TAG_LIST),
         "config" => config(rest),
@@ -82,8 +119,19 @@ pub(crate) fn check(_name: &str, args: &[Arg]) -> Result<(), Deny> {
                 "worktree" => first == Some("list"),
                 _ => first.is_none_or(|f| f.starts_with('-') || matches!(f, "show" | "list" | "exists")),
             };
+            // `stash show` diffs contents and `notes show` reads a note blob; `stash list` and
+            // `reflog` are `log -g` (and take its diff options).
+            let as_read = match (sub, first) {
+                ("stash", Some("show")) | ("notes", Some("show")) => "diff",
+                ("stash", _) | ("reflog", _) => "log",
+                _ => sub,
+            };
             if reading {
-                read_options(sub, rest)
+                read_options(sub, rest)?;
+                if !no_lazy_fetch && reads_contents(as_read, rest) {
+                    return refuse(LAZY_FETCH);
+                }
+                Ok(())
             } else {
                 refuse("changes the repository (only listing and showing are allowed)")
             }
@@ -92,9 +140,10 @@ pub(crate) fn check(_name: &str, args: &[Arg]) -> Result<(), Deny> {
     }
 }
 
-/// Skips the allowed global options and returns where the subcommand starts, or `None` for a
-/// complete `git --version`; refuses every other global option.
-fn global_options(args: &[Arg]) -> Result<Option<usize>, Deny> {
+/// Skips the allowed global options and returns where the subcommand starts and whether
+/// `--no-lazy-fetch` was given, or `None` for a complete `git --version`; refuses every other
+/// global option.
+fn global_options(args: &[Arg]) -> Result<Option<(usize, bool)>, Deny> {
     const FLAGS: &[&str] = &[
         "--no-pager",
         "-P",
@@ -106,13 +155,16 @@ fn global_options(args: &[Arg]) -> Result<Option<usize>, Deny> {
         "--no-replace-objects",
         "--bare",
         "--no-advice",
+        "--no-lazy-fetch",
     ];
+    let mut no_lazy_fetch = false;
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         let value = arg.require_static(NAME)?;
         if !value.starts_with('-') {
             break;
         }
+        no_lazy_fetch |= value == "--no-lazy-fetch";
         let needs_path = match value.split_once('=') {
             Some(("--git-dir" | "--work-tree", _)) => false,
             None if matches!(value, "-C" | "--git-dir" | "--work-tree") => true,
@@ -138,11 +190,11 @@ fn global_options(args: &[Arg]) -> Result<Option<usize>, Deny> {
         }
         i += 1;
     }
-    Ok(Some(i))
+    Ok(Some((i, no_lazy_fetch)))
 }
 
 /// `git --version` must be the whole command: anything after it is not analysed.
-fn version_only(args: &[Arg], at: usize) -> Result<Option<usize>, Deny> {
+fn version_only(args: &[Arg], at: usize) -> Result<Option<(usize, bool)>, Deny> {
     match args.get(at + 1) {
         None => Ok(None),
         Some(extra) => Err(Deny::at(
@@ -153,7 +205,114 @@ fn version_only(args: &[Arg], at: usize) -> Result<Option<usize>, Deny> {
 }
 
 fn read_options(sub: &str, rest: &[Arg]) -> Result<(), Deny> {
-    options::operands(&format!("{NAME} {sub}"), rest, &READ_SPEC).map(drop)
+    let spec = if sub == "grep" { &GREP_SPEC } else { &READ_SPEC };
+    options::operands(&format!("{NAME} {sub}"), rest, spec).map(drop)
+}
+
+/// Whether a read-only subcommand reads blobs (file contents): those are what a blob-less
+/// partial clone lacks and fetches on demand. Commit and tree walks (`log --oneline -- dir`,
+/// `ls-tree`, `status`) do not.
+fn reads_contents(sub: &str, rest: &[Arg]) -> bool {
+    let values = || rest.iter().filter_map(|a| a.value.as_deref());
+    match sub {
+        // Two files outside the repository: no objects.
+        "diff" if values().any(|v| v == "--no-index") => false,
+        // The working tree against the index, whose blobs a checkout has fetched: only
+        // revisions (any operand before `--`) and `--cached` reach history.
+        "diff" => before_dashdash(rest).iter().any(|v| {
+            !v.starts_with('-') || matches!(*v, "--cached" | "--staged") || v.starts_with("--merge-base")
+        }),
+        // The working tree, unless `--cached` or a revision after the pattern.
+        "grep" => {
+            let words = before_dashdash(rest);
+            let given_pattern = words
+                .iter()
+                .any(|v| matches!(*v, "-e" | "-f") || v.starts_with("-e") || v.starts_with("-f"));
+            let positionals = words.iter().filter(|v| !v.starts_with('-')).count();
+            words
+                .iter()
+                .any(|v| matches!(*v, "--cached" | "--untracked" | "--recurse-submodules"))
+                || positionals > usize::from(!given_pattern)
+        }
+        "diff-tree" | "diff-files" | "diff-index" | "blame" | "annotate" | "cat-file" | "range-diff"
+        | "whatchanged" | "cherry" => true,
+        "show" => {
+            let no_patch = values().any(|v| matches!(v, "-s" | "--no-patch"));
+            !no_patch || values().any(|v| !v.starts_with('-') && v.contains(':'))
+        }
+        "ls-tree" => {
+            values().any(|v| v == "--long" || (v.starts_with('-') && !v.starts_with("--") && v.contains('l')))
+        }
+        "rev-list" => values().any(|v| v.starts_with("--objects") || v.starts_with("--filter")),
+        "check-attr" => values().any(|v| v.starts_with("--source")),
+        "log" | "shortlog" => values().any(shows_diff),
+        _ => false,
+    }
+}
+
+/// The static words of a git command line before `--`.
+fn before_dashdash(rest: &[Arg]) -> Vec<&str> {
+    rest.iter()
+        .filter_map(|a| a.value.as_deref())
+        .take_while(|v| *v != "--")
+        .collect()
+}
+
+/// Whether a `git log` option makes it compute diffs (patches, stats, renames, pickaxe).
+fn shows_diff(option: &str) -> bool {
+    const LONG: &[&str] = &[
+        "--patch",
+        "--stat",
+        "--numstat",
+        "--shortstat",
+        "--dirstat",
+        "--summary",
+        "--pickaxe",
+        "--follow",
+        "--find-",
+        "--check",
+        "--word-diff",
+        "--color-words",
+        "--cc",
+        "--diff-merges",
+        "--name-only",
+        "--name-status",
+        "--raw",
+        "--full-diff",
+        "--binary",
+        "--remerge-diff",
+        "--function-context",
+        "--unified",
+        "--histogram",
+        "--patience",
+        "--minimal",
+        "--diff-algorithm",
+        "--dd",
+        "--compact-summary",
+    ];
+    match option.strip_prefix('-') {
+        Some(long) if long.starts_with('-') => LONG.iter().any(|l| option.starts_with(l)),
+        // Short clusters: -p -u -U -S -G -L -M -C -B -c -m -W -t.
+        Some(short) => short.chars().next().is_some_and(|c| "puUSGLMCBcmWt".contains(c)),
+        None => false,
+    }
+}
+
+/// `git help -a` / `-g` list commands and guides; any other use opens the manual.
+fn help(rest: &[Arg]) -> Result<(), Deny> {
+    const LISTING: &[&str] = &["-a", "--all", "-g", "--guides", "--no-verbose", "--verbose"];
+    let listing = !rest.is_empty()
+        && rest
+            .iter()
+            .all(|a| a.value.as_deref().is_some_and(|v| LISTING.contains(&v)));
+    if listing {
+        Ok(())
+    } else {
+        Err(Deny::at(
+            "git help",
+            "`git help` opens the manual with a pager or browser command from configuration (only `git help -a` and `-g` list)",
+        ))
+    }
 }
 
 /// Long options of `git branch` and `git tag` that only list and take a value.
@@ -278,6 +437,7 @@ fn config(rest: &[Arg]) -> Result<(), Deny> {
     ];
     let mut reading = false;
     let mut positionals = 0usize;
+    let mut first: Option<&str> = None;
     let mut i = 0;
     while let Some(arg) = rest.get(i) {
         let value = arg.require_static(NAME)?;
@@ -292,10 +452,15 @@ fn config(rest: &[Arg]) -> Result<(), Deny> {
             return Err(options::refused("git config", value, "is not a reading option"));
         } else if !value.starts_with('-') {
             reading |= positionals == 0 && matches!(value, "get" | "list");
+            first.get_or_insert(value);
             positionals += 1;
         }
         i += 1;
     }
+    // `git config NAME` alone prints the value (`git config edit` opens an editor).
+    reading |= positionals == 1
+        && first
+            .is_some_and(|f| !matches!(f, "set" | "unset" | "rename-section" | "remove-section" | "edit"));
     if reading {
         Ok(())
     } else {
@@ -314,9 +479,11 @@ fn remote(rest: &[Arg]) -> Result<(), Deny> {
         .collect::<Result<Vec<_>, _>>()?;
     let allowed = match values.as_slice() {
         [] | ["-v" | "--verbose"] => true,
-        ["show" | "get-url", more @ ..] => more
+        // `show` contacts the remote unless `-n`.
+        ["show", more @ ..] => more.contains(&"-n") && more.iter().all(|v| !v.starts_with('-') || *v == "-n"),
+        ["get-url", more @ ..] => more
             .iter()
-            .all(|v| !v.starts_with('-') || matches!(*v, "-n" | "--push" | "--all")),
+            .all(|v| !v.starts_with('-') || matches!(*v, "--push" | "--all")),
         _ => false,
     };
     if allowed {
@@ -324,7 +491,7 @@ fn remote(rest: &[Arg]) -> Result<(), Deny> {
     } else {
         Err(Deny::at(
             "git remote",
-            "`git remote` can change remotes (only listing, `show` and `get-url` are allowed)",
+            "`git remote` can change remotes or contact them (only listing, `show -n` and `get-url` are allowed)",
         ))
     }
 }

@@ -8,25 +8,53 @@
 //! Anything else, including input it cannot parse, is not read-only, with a reason naming the
 //! offending part.
 //!
-//! The line is read twice, as bash and as POSIX `sh` (dash): it is read-only only if both
-//! readings are, so a construct the two shells read differently (`&>`, `$'...'`) cannot hide a
-//! write from one of them.
+//! Which shell runs the line matters: AgentScope's `Bash` tool runs `/bin/sh -c` on its backend,
+//! and `/bin/sh` is dash on Debian and Ubuntu, bash elsewhere, ash on Alpine. Under
+//! [`Dialect::Sh`] (that unknown POSIX shell, the default) a line is read-only only when it uses
+//! the grammar every one of them reads alike: constructs only some have (ANSI-C and locale
+//! quoting, `&>`, `|&`, here-strings, process substitution, `[[`...) are refused, and where
+//! the parser itself reads bash and POSIX sh differently the line is parsed both ways and the
+//! two readings must agree. [`Dialect::Bash`] reads the line as bash alone.
+//!
+//! Before parsing, [`budget`] bounds what the parser can be made to do (length, nesting, here-
+//! document delimiters), so every input gets a verdict in bounded time, memory and stack.
 
+mod awk;
+mod budget;
 mod git;
+mod heredoc;
 mod options;
 mod programs;
 mod sed;
+mod source;
 mod walk;
 mod words;
 
 use brush_parser::ParserOptions;
 
-/// Longest command line analysed, in bytes; longer input is refused without being parsed.
-pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
+pub use budget::{MAX_COMMAND_BYTES, MAX_NESTING};
 
-/// Most nesting openers (`(`, `{`, backquotes and compound-command keywords) analysed: the parser
-/// recurses once per level, so deeper input is refused before it could exhaust the stack.
-pub const MAX_NESTING: usize = 48;
+/// The shell that will run the command line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// Some POSIX `sh` — dash, bash in POSIX mode, ash — as `/bin/sh -c` runs it (AgentScope's
+    /// `Bash` tool): only the grammar they all read alike is accepted.
+    #[default]
+    Sh,
+    /// GNU bash: bash-only constructs the classifier models (`$'...'`, `&>`) are accepted.
+    Bash,
+}
+
+impl Dialect {
+    /// The dialect named `sh` or `bash`, or `None`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "sh" => Some(Self::Sh),
+            "bash" => Some(Self::Bash),
+            _ => None,
+        }
+    }
+}
 
 /// The classifier's answer for one command line.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -63,6 +91,14 @@ impl Deny {
         }
     }
 
+    /// Marks a denial found in a command that `context` runs (`find -exec`).
+    pub(crate) fn within(self, context: &str) -> Self {
+        Self {
+            reason: format!("in `{context}`: {}", self.reason),
+            ..self
+        }
+    }
+
     /// Marks a denial found only when the line is read as POSIX `sh`.
     fn in_sh(self) -> Self {
         Self {
@@ -72,10 +108,15 @@ impl Deny {
     }
 }
 
-/// Classifies one shell command line as read-only or not, never panicking.
+/// Classifies one shell command line, as `/bin/sh` of unknown kind runs it ([`Dialect::Sh`]).
 pub fn classify(command: &str) -> Verdict {
+    classify_as(command, Dialect::Sh)
+}
+
+/// Classifies one shell command line as read-only or not for `dialect`, never panicking.
+pub fn classify_as(command: &str, dialect: Dialect) -> Verdict {
     // Defence in depth: a panic inside the parser must become a refusal, not a crash.
-    let outcome = std::panic::catch_unwind(|| check(command))
+    let outcome = std::panic::catch_unwind(|| check(command, dialect))
         .unwrap_or_else(|_| Err(Deny::whole("cannot parse: the parser failed on this input")));
     match outcome {
         Ok(programs) => Verdict {
@@ -91,33 +132,29 @@ pub fn classify(command: &str) -> Verdict {
     }
 }
 
-fn check(command: &str) -> Result<Vec<String>, Deny> {
-    if command.len() > MAX_COMMAND_BYTES {
-        return Err(Deny::whole(format!(
-            "command is too long to analyse ({} bytes, limit {MAX_COMMAND_BYTES})",
-            command.len()
-        )));
+fn check(command: &str, dialect: Dialect) -> Result<Vec<String>, Deny> {
+    budget::check(command)?;
+    let bash = parse(command, &parser_options(false))?;
+    let programs = walk::Walker::check(&bash, command, &parser_options(false), dialect)?;
+    if dialect == Dialect::Sh && parsed_differently_as_sh(command) {
+        let options = parser_options(true);
+        let sh = parse(command, &options).map_err(Deny::in_sh)?;
+        walk::Walker::check(&sh, command, &options, dialect).map_err(Deny::in_sh)?;
+        if sh.to_string() != bash.to_string() {
+            return Err(Deny::whole(
+                "bash and POSIX sh read this line as different commands (a bash-only operator such as `&>` or `|&`?)",
+            ));
+        }
     }
-    if command.contains('\0') {
-        return Err(Deny::whole("command contains a NUL byte"));
-    }
-    let nesting = nesting_openers(command);
-    if nesting > MAX_NESTING {
-        return Err(Deny::whole(format!(
-            "command is too deeply nested to analyse ({nesting} nesting openers, limit {MAX_NESTING})"
-        )));
-    }
-    let programs = check_dialect(command, &dialect(false))?;
-    check_dialect(command, &dialect(true)).map_err(Deny::in_sh)?;
     if programs.is_empty() {
         return Err(Deny::whole("empty command: nothing to run"));
     }
     Ok(programs)
 }
 
-/// Parser options for bash, or for POSIX `sh` (dash, which AgentScope's `Bash` tool runs as
-/// `/bin/sh -c`). Neither enables `extglob`, which non-interactive bash leaves off.
-fn dialect(sh: bool) -> ParserOptions {
+/// Parser options for bash, or for POSIX `sh`. Neither enables `extglob`, which
+/// non-interactive bash leaves off.
+fn parser_options(sh: bool) -> ParserOptions {
     ParserOptions {
         enable_extended_globbing: false,
         posix_mode: sh,
@@ -126,27 +163,31 @@ fn dialect(sh: bool) -> ParserOptions {
     }
 }
 
-fn check_dialect(command: &str, options: &ParserOptions) -> Result<Vec<String>, Deny> {
-    let mut parser = brush_parser::Parser::new(command.as_bytes(), options);
-    let program = parser
+fn parse(command: &str, options: &ParserOptions) -> Result<brush_parser::ast::Program, Deny> {
+    brush_parser::Parser::new(command.as_bytes(), options)
         .parse_program()
-        .map_err(|e| Deny::whole(format!("cannot parse: {e}")))?;
-    walk::Walker::check(&program, options)
+        .map_err(|e| Deny::whole(format!("cannot parse: {e}")))
 }
 
-/// An upper bound on how deeply `command` can nest: every bracket, backquote and word that could
-/// open a compound command counts, wherever it is (over-counting only makes the check stricter).
-fn nesting_openers(command: &str) -> usize {
-    const OPENING_WORDS: [&str; 7] = ["if", "while", "until", "for", "case", "select", "function"];
-    let brackets = command
-        .bytes()
-        .filter(|b| matches!(b, b'(' | b'{' | b'`'))
-        .count();
-    let keywords = command
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| OPENING_WORDS.contains(w))
-        .count();
-    brackets + keywords
+/// Whether the POSIX reading could change the verdict of an accepted bash reading. The
+/// parser's POSIX mode switches off a known set of constructs; those the bash reading refuses
+/// anyway (`[[`, `((`, `<(`, arrays, `${!x}` and every other non-plain expansion) need no second
+/// look, so only the ones it accepts are markers: `time` (a keyword to bash, a program to dash),
+/// `|&`, `;&`/`;;&`, `${a[@]}`/`${a[*]}`, `select` — plus `&>`, `<<<`, `]]`, `function`, `coproc`
+/// for good measure. A line without any parses and judges the same both ways, so the second
+/// reading is skipped.
+fn parsed_differently_as_sh(command: &str) -> bool {
+    const MARKERS: [&str; 10] = [
+        "|&", ";&", "[@]", "[*]", "select", "&>", "<<<", "]]", "function", "coproc",
+    ];
+    let word_time = command.match_indices("time").any(|(at, _)| {
+        let before = command[..at].chars().next_back();
+        let after = command[at + 4..].chars().next();
+        let boundary =
+            |c: Option<char>| c.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'));
+        boundary(before) && boundary(after)
+    });
+    word_time || MARKERS.iter().any(|m| command.contains(m))
 }
 
 #[cfg(test)]

@@ -36,12 +36,19 @@ impl OptSpec {
 /// Checks every option in `args` (the words after the program name) and returns the operands.
 ///
 /// Words after `--` are operands and may be anything; before it, every word must be static
-/// (an unknown value could turn out to be an option).
+/// (an unknown value could turn out to be an option) or a pathname pattern that cannot expand
+/// to one (`src/*.rs`, an operand that may expand to several).
 pub(crate) fn operands<'a>(program: &str, args: &'a [Arg], spec: &OptSpec) -> Result<Vec<&'a Arg>, Deny> {
     let mut operands = Vec::new();
     let mut takes_value = false;
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
+        if arg.path_glob && arg.value.is_none() {
+            if !std::mem::take(&mut takes_value) {
+                operands.push(arg);
+            }
+            continue;
+        }
         let value = arg.require_static(program)?;
         if value == "--" {
             operands.extend(iter);

@@ -5,7 +5,7 @@
 
 use super::options::{self, OptSpec};
 use super::words::Arg;
-use super::{Deny, git, sed};
+use super::{Deny, awk, git, sed};
 
 /// How the arguments of an allowed program are checked.
 enum Policy {
@@ -19,6 +19,7 @@ enum Policy {
 
 const WRITES: &str = "writes a file";
 const RUNS: &str = "runs a command";
+const TEMP: &str = "writes temporary files where it points";
 
 /// Programs whose every option and operand is read-only.
 #[rustfmt::skip]
@@ -46,11 +47,18 @@ fn policy(name: &str) -> Option<Policy> {
     };
     Some(match name {
         "sort" => opts(
-            &[('o', WRITES)],
-            &[("output", WRITES), ("compress-program", RUNS)],
+            &[('o', WRITES), ('T', TEMP)],
+            &[
+                ("output", WRITES),
+                ("temporary-directory", TEMP),
+                ("compress-program", RUNS),
+            ],
         ),
         "shuf" => opts(&[('o', WRITES)], &[("output", WRITES)]),
-        "tree" => opts(&[('o', WRITES), ('R', "writes 00Tree.html files")], &[]),
+        "tree" => opts(
+            &[('o', WRITES), ('R', "writes 00Tree.html files")],
+            &[("output", WRITES)],
+        ),
         "file" => opts(
             &[('C', "compiles a magic file")],
             &[("compile", "compiles a magic file")],
@@ -72,16 +80,21 @@ fn policy(name: &str) -> Option<Policy> {
             &[],
         ),
         // Reached only when the wrapper has no command to run (`env` prints the environment).
-        "env" | "timeout" | "nice" | "time" => Policy::Any,
+        "env" | "timeout" | "nice" | "time" | "command" => Policy::Any,
         "uniq" => Policy::Custom(uniq),
         "date" => Policy::Custom(date),
         "find" => Policy::Custom(find),
         "sed" => Policy::Custom(sed::check),
+        "awk" | "gawk" | "mawk" | "nawk" => Policy::Custom(awk::check),
+        "xxd" => Policy::Custom(xxd),
+        "hostname" => Policy::Custom(hostname),
         "git" => Policy::Custom(git::check),
         "dd" => Policy::Custom(dd),
-        "command" => Policy::Custom(command_v),
         "python" | "python3" => Policy::Custom(|p, a| version_only(p, a, &["--version", "-V"])),
         "node" => Policy::Custom(|p, a| version_only(p, a, &["--version", "-v"])),
+        "cargo" | "rustc" | "rustup" | "pip" | "pip3" | "npm" | "uv" | "make" | "gcc" | "cc" => {
+            Policy::Custom(|p, a| version_only(p, a, &["--version", "-V"]))
+        }
         _ => return None,
     })
 }
@@ -127,81 +140,184 @@ fn command_name(word: &Arg) -> Result<&str, Deny> {
     Ok(name)
 }
 
-/// Wrappers that run another command: `env [NAME=value]... cmd`, `timeout DURATION cmd`,
-/// `nice [-n N] cmd`, `time cmd`. Returns the wrapped command's words, or `None` when `name` is
-/// not a wrapper or runs nothing (`env` alone prints the environment).
+/// Wrappers that run another command: `env`, `timeout`, `nice`, `time`, `command`. Returns the
+/// wrapped command's words, or `None` when `name` is not a wrapper or runs nothing (`env` alone
+/// prints the environment, `command -v` looks a name up).
+///
+/// Each wrapper's options are read with its real grammar ([`WrapperOptions`]): which options take
+/// a value (attached, clustered or in the next word), `--`, abbreviated long options. An option
+/// it does not know is refused, so an option's value is never taken for the wrapped command.
 fn wrapper<'a>(name: &str, args: &'a [Arg]) -> Result<Option<&'a [Arg]>, Deny> {
-    let skip = match name {
+    let spec = match name {
+        "env" => &ENV,
+        "timeout" => &TIMEOUT,
+        "nice" => &NICE,
+        "time" => &TIME,
+        "command" => &COMMAND,
+        _ => return Ok(None),
+    };
+    let mut skip = spec.skip(name, args)?;
+    match name {
         "env" => {
-            let mut i = 0;
-            while let Some(arg) = args.get(i) {
-                let value = arg.require_static(name)?;
-                if value.starts_with('-') {
-                    return Err(options::refused(
-                        name,
-                        value,
-                        "is an option of `env` that is not analysed",
-                    ));
-                }
-                match value.split_once('=') {
+            while let Some(arg) = args.get(skip) {
+                match arg.require_static(name)?.split_once('=') {
                     Some((var, _)) => check_assignment(var, &arg.raw)?,
                     None => break,
                 }
-                i += 1;
+                skip += 1;
             }
-            i
         }
         "timeout" => {
-            let spec = OptSpec {
-                value_short: "sk",
-                value_long: &["signal", "kill-after"],
-                ..OptSpec::NONE
-            };
-            let options = leading_options(name, args, &spec)?;
-            if let Some(duration) = args.get(options) {
-                duration.require_static(name)?;
+            let duration = args
+                .get(skip)
+                .ok_or_else(|| Deny::at(name, "`timeout` without a duration is not analysed"))?;
+            let value = duration.require_static(name)?;
+            let number = value.strip_suffix(['s', 'm', 'h', 'd']).unwrap_or(value);
+            if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+                return Err(Deny::at(
+                    &duration.raw,
+                    format!(
+                        "`timeout {}`: the duration must be a number (with s, m, h or d)",
+                        duration.raw
+                    ),
+                ));
             }
-            options + 1
+            skip += 1;
         }
-        "nice" => {
-            let spec = OptSpec {
-                value_short: "n",
-                value_long: &["adjustment"],
-                ..OptSpec::NONE
-            };
-            leading_options(name, args, &spec)?
+        // `command -v NAME` / `-V NAME` only looks the name up.
+        "command"
+            if args[..skip]
+                .iter()
+                .any(|a| a.value.as_deref().is_some_and(|v| v.contains(['v', 'V']))) =>
+        {
+            return Ok(None);
         }
-        "time" => {
-            let spec = OptSpec {
-                deny_short: &[('o', WRITES)],
-                deny_long: &[("output", WRITES)],
-                ..OptSpec::NONE
-            };
-            leading_options(name, args, &spec)?
-        }
-        _ => return Ok(None),
-    };
+        _ => {}
+    }
     Ok(args.get(skip..).filter(|rest| !rest.is_empty()))
 }
 
-/// Counts the words of the leading options (with their values) before a wrapper's own operands.
-fn leading_options(program: &str, args: &[Arg], spec: &OptSpec) -> Result<usize, Deny> {
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        let value = arg.require_static(program)?;
-        if value == "--" {
-            return Ok(i + 1);
-        }
-        if !value.starts_with('-') || value == "-" {
-            break;
-        }
-        i += if options::check_option(program, value, spec)? {
-            2
-        } else {
-            1
+/// A wrapper's option grammar: everything it accepts before the command it runs.
+struct WrapperOptions {
+    /// Short options without a value.
+    short_flags: &'static str,
+    /// Short options that take a value (the rest of the word, or the next word).
+    short_values: &'static str,
+    /// Long options without a value (an optional `=VALUE` is accepted).
+    long_flags: &'static [&'static str],
+    /// Long options that take a value (`--name=VALUE` or `--name VALUE`).
+    long_values: &'static [&'static str],
+    /// Whether `-N` (a number, as in `nice -10`) is an option.
+    numeric: bool,
+}
+
+/// GNU env: `-S`/`--split-string` (a string split into a command) is not accepted.
+const ENV: WrapperOptions = WrapperOptions {
+    short_flags: "i0v",
+    short_values: "uC",
+    long_flags: &[
+        "ignore-environment",
+        "null",
+        "debug",
+        "default-signal",
+        "ignore-signal",
+        "block-signal",
+    ],
+    long_values: &["unset", "chdir"],
+    numeric: false,
+};
+
+/// GNU timeout.
+const TIMEOUT: WrapperOptions = WrapperOptions {
+    short_flags: "v",
+    short_values: "sk",
+    long_flags: &["verbose", "preserve-status", "foreground"],
+    long_values: &["signal", "kill-after"],
+    numeric: false,
+};
+
+/// GNU nice.
+const NICE: WrapperOptions = WrapperOptions {
+    short_flags: "",
+    short_values: "n",
+    long_flags: &[],
+    long_values: &["adjustment"],
+    numeric: true,
+};
+
+/// `time`: bash's keyword takes only `-p`, so that is all either reading accepts (GNU `time`,
+/// which dash runs, writes a file with `-o` and takes a format with `-f`).
+const TIME: WrapperOptions = WrapperOptions {
+    short_flags: "p",
+    short_values: "",
+    long_flags: &[],
+    long_values: &[],
+    numeric: false,
+};
+
+/// `command [-p] cmd...` runs `cmd` (bypassing functions); `command -v|-V name` looks it up.
+const COMMAND: WrapperOptions = WrapperOptions {
+    short_flags: "pvV",
+    short_values: "",
+    long_flags: &[],
+    long_values: &[],
+    numeric: false,
+};
+
+impl WrapperOptions {
+    /// How many leading words of `args` are options (with their values), refusing unknown ones.
+    fn skip(&self, program: &str, args: &[Arg]) -> Result<usize, Deny> {
+        let unknown = |word: &str| {
+            options::refused(
+                program,
+                word,
+                &format!("is not an option `{program}` is known to accept"),
+            )
         };
+        let mut i = 0;
+        while let Some(arg) = args.get(i) {
+            let word = arg.require_static(program)?;
+            if word == "--" {
+                return Ok(i + 1);
+            }
+            if !word.starts_with('-') || word == "-" {
+                break;
+            }
+            i += 1;
+            let takes_value = if let Some(long) = word.strip_prefix("--") {
+                let (name, inline) = long.split_once('=').map_or((long, false), |(n, _)| (n, true));
+                let known: Vec<&str> = self.long_flags.iter().chain(self.long_values).copied().collect();
+                let full = options::resolve_long(name, &known).ok_or_else(|| unknown(word))?;
+                self.long_values.contains(&full) && !inline
+            } else {
+                self.short_cluster(&word[1..]).ok_or_else(|| unknown(word))?
+            };
+            if takes_value {
+                args.get(i)
+                    .ok_or_else(|| unknown(word))?
+                    .require_static(program)?;
+                i += 1;
+            }
+        }
+        Ok(i)
     }
-    Ok(i)
+
+    /// Reads a short option cluster; `Some(true)` when its value is the next word, `None` when
+    /// it holds an unknown option.
+    fn short_cluster(&self, cluster: &str) -> Option<bool> {
+        if self.numeric && cluster.bytes().all(|b| b.is_ascii_digit()) {
+            return Some(false);
+        }
+        for (at, c) in cluster.char_indices() {
+            if self.short_values.contains(c) {
+                return Some(at + c.len_utf8() == cluster.len());
+            }
+            if !self.short_flags.contains(c) {
+                return None;
+            }
+        }
+        Some(false)
+    }
 }
 
 /// Checks `NAME=value` given to an allowed program: only variables that change formatting or
@@ -239,13 +355,27 @@ fn uniq(name: &str, args: &[Arg]) -> Result<(), Deny> {
         value_long: &["skip-fields", "skip-chars", "check-chars"],
         ..OptSpec::NONE
     };
-    let operands = options::operands(name, args, &spec)?;
-    match operands.get(1) {
-        Some(output) => Err(Deny::at(
+    one_input(name, &options::operands(name, args, &spec)?)
+}
+
+/// For programs that write their second operand (`uniq`, `xxd`): at most one, and not a
+/// pattern that may expand to two.
+fn one_input(name: &str, operands: &[&Arg]) -> Result<(), Deny> {
+    if let Some(output) = operands.get(1) {
+        return Err(Deny::at(
             &output.raw,
-            format!("`uniq` writes its second operand `{}`", output.raw),
+            format!("`{name}` writes its second operand `{}`", output.raw),
+        ));
+    }
+    match operands.first() {
+        Some(input) if input.value.is_none() => Err(Deny::at(
+            &input.raw,
+            format!(
+                "`{name} {}` may expand to two operands, and `{name}` writes its second",
+                input.raw
+            ),
         )),
-        None => Ok(()),
+        _ => Ok(()),
     }
 }
 
@@ -268,11 +398,10 @@ fn date(name: &str, args: &[Arg]) -> Result<(), Deny> {
     Ok(())
 }
 
-/// `find` without the actions that delete files, write files or run commands.
+/// `find` without the actions that delete files, write files or ask before running commands;
+/// `-exec` and `-execdir` are allowed when the command they run is read-only itself.
 fn find(name: &str, args: &[Arg]) -> Result<(), Deny> {
     const ACTIONS: &[(&str, &str)] = &[
-        ("-exec", RUNS),
-        ("-execdir", RUNS),
         ("-ok", RUNS),
         ("-okdir", RUNS),
         ("-delete", "deletes files"),
@@ -281,13 +410,98 @@ fn find(name: &str, args: &[Arg]) -> Result<(), Deny> {
         ("-fprintf", WRITES),
         ("-fls", WRITES),
     ];
-    for arg in args {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
         let value = arg.require_static(name)?;
-        if let Some((action, why)) = ACTIONS.iter().find(|(a, _)| *a == value) {
+        i += 1;
+        if matches!(value, "-exec" | "-execdir") {
+            i += find_exec(value, &args[i..])?;
+        } else if let Some((action, why)) = ACTIONS.iter().find(|(a, _)| *a == value) {
             return Err(options::refused(name, action, why));
         }
     }
     Ok(())
+}
+
+/// Checks the command of `find -exec` (`action`) in `rest`, up to its `;` or `{} +`; returns
+/// how many words it took. Each `{}` word becomes `./{}`: a found path, never an option, and
+/// never a command name (it has a slash); a word with `{}` inside it is known only at run time.
+fn find_exec(action: &str, rest: &[Arg]) -> Result<usize, Deny> {
+    let ends = |j: usize| match rest[j].value.as_deref() {
+        Some(";") => true,
+        Some("+") => j > 0 && rest[j - 1].value.as_deref() == Some("{}"),
+        _ => false,
+    };
+    let end = (0..rest.len())
+        .find(|&j| ends(j))
+        .ok_or_else(|| options::refused("find", action, "has no terminating `;` or `{} +`"))?;
+    let inner: Vec<Arg> = rest[..end]
+        .iter()
+        .map(|arg| match arg.value.as_deref() {
+            Some("{}") => Arg {
+                raw: arg.raw.clone(),
+                value: Some("./{}".to_owned()),
+                runtime: None,
+                path_glob: false,
+            },
+            Some(v) if v.contains("{}") => Arg {
+                raw: arg.raw.clone(),
+                value: None,
+                runtime: Some("`find` puts the path in it"),
+                path_glob: false,
+            },
+            _ => arg.clone(),
+        })
+        .collect();
+    if inner.is_empty() {
+        return Err(options::refused("find", action, "has no command"));
+    }
+    check(&inner).map_err(|deny| deny.within(&format!("find {action}")))?;
+    Ok(end + 1)
+}
+
+/// `xxd` dumping to standard output: its second operand is an output file.
+fn xxd(name: &str, args: &[Arg]) -> Result<(), Deny> {
+    let spec = OptSpec {
+        value_short: "cglosn",
+        value_long: &["cols", "groupsize", "len", "seek", "name"],
+        ..OptSpec::NONE
+    };
+    one_input(name, &options::operands(name, args, &spec)?)
+}
+
+/// `hostname` printing names; an operand (or `-F`/`--file`) sets the host name.
+fn hostname(_name: &str, args: &[Arg]) -> Result<(), Deny> {
+    const PRINTING: &[&str] = &[
+        "-s",
+        "--short",
+        "-f",
+        "--fqdn",
+        "--long",
+        "-i",
+        "--ip-address",
+        "-I",
+        "--all-ip-addresses",
+        "-d",
+        "--domain",
+        "-A",
+        "--all-fqdns",
+        "-a",
+        "--alias",
+    ];
+    match args
+        .iter()
+        .find(|a| a.value.as_deref().is_none_or(|v| !PRINTING.contains(&v)))
+    {
+        Some(arg) => Err(Deny::at(
+            &arg.raw,
+            format!(
+                "`hostname {}` can set the host name (only printing options are allowed)",
+                arg.raw
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// `dd` reading to standard output: only input-side operands.
@@ -308,37 +522,13 @@ fn dd(name: &str, args: &[Arg]) -> Result<(), Deny> {
     Ok(())
 }
 
-/// `command -v NAME` / `command -V NAME` only look a name up; any other use runs a command.
-fn command_v(name: &str, args: &[Arg]) -> Result<(), Deny> {
-    let lookup = args
-        .first()
-        .and_then(|a| a.value.as_deref())
-        .is_some_and(|first| {
-            first.len() > 1
-                && first.starts_with('-')
-                && first[1..].chars().all(|c| matches!(c, 'v' | 'V' | 'p'))
-                && first.contains(['v', 'V'])
-        });
-    if lookup {
-        Ok(())
-    } else {
-        Err(Deny::at(
-            name,
-            "`command` runs another command (only `command -v NAME` is allowed)",
-        ))
-    }
-}
-
-/// An interpreter asked only for its version.
+/// An interpreter or build tool asked only for its version.
 fn version_only(name: &str, args: &[Arg], flags: &[&str]) -> Result<(), Deny> {
     match args {
         [only] if only.value.as_deref().is_some_and(|v| flags.contains(&v)) => Ok(()),
         _ => Err(Deny::at(
             name,
-            format!(
-                "`{name}` runs arbitrary code (only `{name} {}` is allowed)",
-                flags[0]
-            ),
+            format!("{} (only `{name} {}` is allowed)", not_allowed(name), flags[0]),
         )),
     }
 }
@@ -377,10 +567,6 @@ fn not_allowed(name: &str) -> String {
                 "julia",
             ],
             "runs arbitrary code",
-        ),
-        (
-            &["awk", "gawk", "mawk", "nawk"],
-            "runs awk programs, which can run commands (`system`) and write files",
         ),
         (
             &[

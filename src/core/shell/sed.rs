@@ -41,6 +41,10 @@ pub(crate) fn check(_name: &str, args: &[Arg]) -> Result<(), Deny> {
     let mut wants_value: Option<bool> = None; // Some(true): a script; Some(false): a number
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
+        if arg.path_glob && arg.value.is_none() && wants_value.is_none() {
+            operands.push(arg);
+            continue;
+        }
         let value = arg.require_static(NAME)?;
         if let Some(is_script) = wants_value.take() {
             if is_script {

@@ -2,11 +2,12 @@
 
 use brush_parser::ast::Word;
 
+use super::budget::nesting_openers;
 use super::options::{self, OptSpec, resolve_long};
-use super::{classify, dialect, nesting_openers, words};
+use super::{Dialect, classify, parser_options, words};
 
 fn arg(raw: &str) -> words::Arg {
-    words::analyse(&Word::new(raw), &dialect(false)).unwrap()
+    words::analyse(&Word::new(raw), &parser_options(false), Dialect::Bash).unwrap()
 }
 
 fn read_only(command: &str) -> bool {
@@ -66,10 +67,16 @@ fn words_that_run_code_are_refused() {
         "${!x}",
         "${#x}",
     ] {
-        assert!(words::analyse(&Word::new(raw), &dialect(false)).is_err(), "{raw}");
+        assert!(
+            words::analyse(&Word::new(raw), &parser_options(false), Dialect::Bash).is_err(),
+            "{raw}"
+        );
     }
     for raw in ["$x", "${x}", "$1", "$@", "\"$*\"", "${a[@]}"] {
-        assert!(words::analyse(&Word::new(raw), &dialect(false)).is_ok(), "{raw}");
+        assert!(
+            words::analyse(&Word::new(raw), &parser_options(false), Dialect::Bash).is_ok(),
+            "{raw}"
+        );
     }
 }
 
@@ -240,6 +247,17 @@ fn wrappers_check_the_command_they_run() {
         "nice",
         "env",
         "time -p ls",
+        "env -i ls",
+        "env -u HOME -C /tmp ls",
+        "env --chdir=/tmp ls",
+        "timeout -vs KILL 5 ls",
+        "timeout -sKILL 5 ls",
+        "timeout --kill=1 2 ls",
+        "nice -n5 ls",
+        "nice --adj 3 ls",
+        "command ls",
+        "command -p ls",
+        "\\time -p ls",
     ] {
         assert!(read_only(ok), "{ok}: {:?}", classify(ok));
     }
@@ -248,10 +266,27 @@ fn wrappers_check_the_command_they_run() {
         "timeout $t ls",
         "nice -n 5 rm x",
         "env rm x",
-        "env -i ls",
         "env PAGER=x ls",
         "time -o f ls",
         "env LANG=C env PATH=. ls",
+        // An option's value is never taken for the wrapped command; unknown options fail closed.
+        "time -f echo touch x",
+        "\\time -f echo touch x",
+        "'time' -f echo touch x",
+        "timeout -s KILL touch x",
+        "timeout -s KILL 5 touch x",
+        "timeout --foo 5 ls",
+        "timeout -x 5 ls",
+        "timeout rm ls",
+        "env -S 'touch x'",
+        "env --split-string='touch x'",
+        "env -u",
+        "env LANG=C time -f echo touch x",
+        "nice -n 5 -x ls",
+        "nice --foo ls",
+        "command -p rm x",
+        "command touch x",
+        "time -v ls",
     ] {
         assert!(!read_only(bad), "{bad}");
     }
@@ -268,8 +303,8 @@ fn git_listing_and_config_reading() {
         "git config -l",
         "git config --file .gitmodules --get-regexp path",
         "git config get user.name",
-        "git remote show origin",
-        "git stash show -p",
+        "git remote show -n origin",
+        "git --no-lazy-fetch stash show -p",
         "git reflog show HEAD",
         "git --git-dir=.git --work-tree=. status",
         "git -C sub log",
@@ -286,6 +321,9 @@ fn git_listing_and_config_reading() {
         "git config --unset user.name",
         "git config set user.name x",
         "git remote remove origin",
+        "git remote show origin",
+        "git remote show https://example.com/x.git",
+        "git stash show -p",
         "git remote set-url origin x",
         "git stash drop",
         "git worktree add ../x",
@@ -312,6 +350,7 @@ fn small_policies() {
         "dd if=x bs=1 count=2",
         "command -v ls",
         "command -V ls",
+        "command ls",
         "[ a = b ]",
         "test -n x",
     ] {
@@ -324,11 +363,45 @@ fn small_policies() {
         "date --set=x",
         "dd if=x conv=notrunc",
         "dd seek=1",
-        "command ls",
-        "command -p ls",
+        "command rm x",
         "[ -v x ]",
         "test $x = y",
     ] {
         assert!(!read_only(bad), "{bad}");
+    }
+}
+
+/// Text without the markers of [`super::parsed_differently_as_sh`], from pieces of every other
+/// part of the grammar.
+fn unmarked() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    const PARTS: &[&str] = &[
+        "ls", "cat", "x", " ", "|", "||", "&&", ";", "&", "\n", "(", ")", "{ ", " }", "'", "\"", "\\", "$",
+        "$x", "$(", "`", "<", ">", "2>&1", "<<EOF\n", "EOF\n", "*", "[", "]", "if ", "then ", "fi", "for ",
+        "in ", "do ", "done", "case ", "esac", "!", "#", "=", "X=1 ", "$'a'", "{a,b}", "~", "${x}",
+        "${x:-y}", "${!x}", "${x/a/b}", "${x[1]}", "(( ", "[[ ", " ]", "<(", ">(", "a=(", "$((", "timeout ",
+        "runtime",
+    ];
+    prop::collection::vec(prop::sample::select(PARTS), 0..24).prop_map(|p| p.concat())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+    /// Skipping the POSIX reading is sound: without a marker, a line the bash reading accepts
+    /// parses and is accepted exactly alike by the POSIX reading.
+    #[test]
+    fn the_second_reading_repeats_the_first_without_markers(command in unmarked()) {
+        proptest::prop_assume!(!super::parsed_differently_as_sh(&command));
+        let read = |sh: bool| {
+            let options = parser_options(sh);
+            super::parse(&command, &options).ok().map(|program| {
+                let verdict = super::walk::Walker::check(&program, &command, &options, Dialect::Sh);
+                (program.to_string(), verdict)
+            })
+        };
+        if let Some((text, Ok(programs))) = read(false) {
+            proptest::prop_assert_eq!(Some((text, Ok(programs))), read(true));
+        }
     }
 }

@@ -8,22 +8,32 @@ use brush_parser::ast::{
     Word,
 };
 
+use super::source::{self, Source};
 use super::words::{self, Arg};
-use super::{Deny, programs};
+use super::{Deny, Dialect, heredoc, programs};
 
 /// Collects the programs of a command line that was found read-only.
 pub(crate) struct Walker<'o> {
     programs: Vec<String>,
     options: &'o ParserOptions,
+    source: Source<'o>,
+    dialect: Dialect,
 }
 
 impl<'o> Walker<'o> {
-    /// Checks a whole program parsed with `options` (whose dialect also reads its words);
-    /// returns the programs it runs (in order, without repeats).
-    pub(crate) fn check(program: &Program, options: &'o ParserOptions) -> Result<Vec<String>, Deny> {
+    /// Checks a whole program parsed from `source` with `options` (whose dialect also reads its
+    /// words) for a shell of `dialect`; returns the programs it runs (in order, without repeats).
+    pub(crate) fn check(
+        program: &Program,
+        source: &'o str,
+        options: &'o ParserOptions,
+        dialect: Dialect,
+    ) -> Result<Vec<String>, Deny> {
         let mut walker = Self {
             programs: Vec::new(),
             options,
+            source: Source::new(source),
+            dialect,
         };
         for list in &program.complete_commands {
             walker.list(list)?;
@@ -86,7 +96,7 @@ impl<'o> Walker<'o> {
             }
             CompoundCommand::ForClause(clause) => {
                 let name = &clause.variable_name;
-                if !name.chars().any(|c| c.is_ascii_lowercase()) {
+                if !name.chars().any(|c| c.is_ascii_lowercase()) || name.ends_with("_proxy") {
                     return Err(Deny::at(
                         name,
                         format!(
@@ -120,6 +130,7 @@ impl<'o> Walker<'o> {
     }
 
     fn simple(&mut self, simple: &SimpleCommand) -> Result<(), Deny> {
+        named_fd_redirection(simple)?;
         let mut words: Vec<Arg> = Vec::new();
         if let Some(name) = &simple.word_or_name {
             words.push(self.word(name)?);
@@ -199,17 +210,33 @@ impl<'o> Walker<'o> {
         let shown = redirect.to_string();
         match redirect {
             IoRedirect::File(_, kind, target) => self.file_redirect(kind, target, &shown),
-            IoRedirect::OutputAndError(target, _) => self.write_target(target, &shown),
-            IoRedirect::HereDocument(_, doc) if doc.requires_expansion => {
-                words::check_heredoc_body(&doc.doc.value, self.options)
+            IoRedirect::OutputAndError(..) | IoRedirect::HereString(..) if self.dialect == Dialect::Sh => {
+                Err(Deny::at(
+                    &shown,
+                    format!("`{shown}` is bash-only: POSIX sh reads it differently"),
+                ))
             }
-            IoRedirect::HereDocument(..) => Ok(()),
+            IoRedirect::OutputAndError(target, _) => self.write_target(target, &shown),
+            IoRedirect::HereDocument(_, doc) => heredoc::check(doc, &self.source),
             IoRedirect::HereString(_, word) => self.word(word).map(drop),
         }
     }
 
+    /// Analyses a word, first making sure the parser kept it as written: where its value is not
+    /// its source text (up to line continuations, which the shell removes too) the parser has
+    /// rewritten it (`${ cmd; }` becomes `${cmd;}`), so its view is not the shell's.
     fn word(&self, word: &Word) -> Result<Arg, Deny> {
-        words::analyse(word, self.options)
+        if let Some(text) = self.source.text_of(word)
+            && !source::same_word(text, &word.value)
+        {
+            return Err(Deny::at(
+                text,
+                format!(
+                    "the parser reads `{text}` differently from how it is written, so it is not analysed"
+                ),
+            ));
+        }
+        words::analyse(word, self.options, self.dialect)
     }
 
     fn file_redirect(
@@ -247,7 +274,14 @@ impl<'o> Walker<'o> {
                         Some(path) if path.starts_with("/dev/tcp/") || path.starts_with("/dev/udp/") => Err(
                             Deny::at(shown, format!("redirection `{shown}` opens a network connection")),
                         ),
-                        _ => Ok(()),
+                        Some(_) => Ok(()),
+                        // A path known only at run time could be `/dev/tcp/...` (a loop variable).
+                        None => Err(Deny::at(
+                            shown,
+                            format!(
+                                "redirection `{shown}` reads a path known only at run time (it could open a network connection)"
+                            ),
+                        )),
                     }
                 }
                 _ => self.write_target(word, shown),
@@ -264,4 +298,44 @@ impl<'o> Walker<'o> {
             Err(Deny::at(shown, format!("redirection `{shown}` writes a file")))
         }
     }
+}
+
+/// Refuses `{name}>file` and the like: bash assigns the new descriptor's number to `name`
+/// (`true {PATH}>/dev/null` sets `PATH`), while POSIX sh reads a word and a redirection. Any
+/// `{name}` word followed by a redirection is refused, with or without a blank between them.
+fn named_fd_redirection(simple: &SimpleCommand) -> Result<(), Deny> {
+    // The command's items in source order: `None` for a redirection, the word otherwise.
+    fn item(i: &CommandPrefixOrSuffixItem) -> Option<Option<&Word>> {
+        match i {
+            CommandPrefixOrSuffixItem::Word(w) | CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+                Some(Some(w))
+            }
+            CommandPrefixOrSuffixItem::IoRedirect(_) => Some(None),
+            CommandPrefixOrSuffixItem::ProcessSubstitution(..) => None,
+        }
+    }
+    let items: Vec<Option<Option<&Word>>> = simple
+        .prefix
+        .iter()
+        .flat_map(|p| &p.0)
+        .map(item)
+        .chain(simple.word_or_name.iter().map(|w| Some(Some(w))))
+        .chain(simple.suffix.iter().flat_map(|s| &s.0).map(item))
+        .collect();
+    for pair in items.windows(2) {
+        let [Some(Some(word)), Some(None)] = pair else {
+            continue;
+        };
+        let inner = word.value.strip_prefix('{').and_then(|v| v.strip_suffix('}'));
+        if inner.is_some_and(words::is_name) {
+            return Err(Deny::at(
+                &word.value,
+                format!(
+                    "`{}` before a redirection assigns a file descriptor number to a variable (bash's named descriptors)",
+                    word.value
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -10,7 +10,7 @@ use brush_parser::ParserOptions;
 use brush_parser::ast::Word;
 use brush_parser::word::{self, Parameter, ParameterExpr, WordPiece, WordPieceWithSource};
 
-use super::Deny;
+use super::{Deny, Dialect, budget};
 
 /// One analysed word: its source text and either its exact value or why that is unknown.
 #[derive(Clone, Debug)]
@@ -21,6 +21,9 @@ pub(crate) struct Arg {
     pub value: Option<String>,
     /// Why the value is only known at run time, when it is.
     pub runtime: Option<&'static str>,
+    /// The word is a pathname pattern with a literal start that is not `-` (`src/*.rs`): its
+    /// expansions are only known at run time but all start the same way, so none is an option.
+    pub path_glob: bool,
 }
 
 impl Arg {
@@ -40,33 +43,51 @@ impl Arg {
     }
 }
 
-/// Analyses a word as the shell dialect of `options` reads it, refusing expansions that run code.
-pub(crate) fn analyse(word: &Word, options: &ParserOptions) -> Result<Arg, Deny> {
+/// Analyses a word as the parser dialect of `options` reads it, for a shell of `dialect`,
+/// refusing expansions that run code.
+pub(crate) fn analyse(word: &Word, options: &ParserOptions, dialect: Dialect) -> Result<Arg, Deny> {
     let raw = word.value.as_str();
+    if budget::too_many_substitutions(raw) {
+        return Err(Deny::at(
+            raw,
+            format!("word `{raw}` holds more command or arithmetic substitutions than are analysed"),
+        ));
+    }
+    if let Some(at) = raw.find("${")
+        && raw[at + 2..].starts_with([' ', '\t', '\n', '|', '(', ';'])
+    {
+        return Err(Deny::at(
+            raw,
+            format!(
+                "`{raw}` is bash 5.3 command substitution (`${{ cmd; }}` / `${{|cmd;}}`), which runs a command"
+            ),
+        ));
+    }
     let pieces =
         word::parse(raw, options).map_err(|e| Deny::at(raw, format!("cannot parse word `{raw}`: {e}")))?;
-    let mut state = Pieces::new(raw);
+    let mut state = Pieces::new(raw, dialect);
     state.walk(&pieces, false)?;
     if state.unquoted_brace && has_brace_expansion(raw, options) {
-        state.runtime.get_or_insert("brace expansion");
+        state.expand("brace expansion");
     }
     // A bracket expression may close in a later piece (`[a"b"]`); any `]` in the word counts.
     if state.unquoted_bracket && raw.contains(']') {
         state.runtime.get_or_insert("unquoted glob");
     }
-    let Pieces { value, runtime, .. } = state;
+    let Pieces {
+        value,
+        runtime,
+        expands,
+        ..
+    } = state;
+    let path_glob =
+        runtime.is_some() && !expands && value.starts_with(|c: char| !matches!(c, '-' | '*' | '?' | '['));
     Ok(Arg {
         raw: raw.to_owned(),
         value: runtime.is_none().then_some(value),
         runtime,
+        path_glob,
     })
-}
-
-/// Checks the body of an unquoted-delimiter here-document, which undergoes expansion.
-pub(crate) fn check_heredoc_body(body: &str, options: &ParserOptions) -> Result<(), Deny> {
-    let pieces = word::parse_heredoc(body, options)
-        .map_err(|e| Deny::at(body, format!("cannot parse here-document body: {e}")))?;
-    Pieces::new(body).walk(&pieces, true)
 }
 
 fn has_brace_expansion(raw: &str, options: &ParserOptions) -> bool {
@@ -83,21 +104,32 @@ fn has_brace_expansion(raw: &str, options: &ParserOptions) -> bool {
 /// Accumulates a word's value while walking its pieces.
 struct Pieces<'a> {
     raw: &'a str,
+    dialect: Dialect,
     value: String,
     runtime: Option<&'static str>,
     unquoted_brace: bool,
     unquoted_bracket: bool,
+    /// Something other than a glob makes the value known only at run time (it may split).
+    expands: bool,
 }
 
 impl<'a> Pieces<'a> {
-    fn new(raw: &'a str) -> Self {
+    fn new(raw: &'a str, dialect: Dialect) -> Self {
         Self {
             raw,
+            dialect,
             value: String::new(),
             runtime: None,
             unquoted_brace: false,
             unquoted_bracket: false,
+            expands: false,
         }
+    }
+
+    /// Records an expansion other than a glob.
+    fn expand(&mut self, why: &'static str) {
+        self.runtime.get_or_insert(why);
+        self.expands = true;
     }
 
     fn walk(&mut self, pieces: &[WordPieceWithSource], quoted: bool) -> Result<(), Deny> {
@@ -122,12 +154,23 @@ impl<'a> Pieces<'a> {
             WordPiece::SingleQuotedText(text) => self.value.push_str(text),
             WordPiece::EscapeSequence(seq) => self.value.push_str(unescape(seq)),
             WordPiece::DoubleQuotedSequence(inner) => self.walk(inner, true)?,
+            WordPiece::AnsiCQuotedText(_) | WordPiece::GettextDoubleQuotedSequence(_)
+                if self.dialect == Dialect::Sh =>
+            {
+                return Err(Deny::at(
+                    self.raw,
+                    format!(
+                        "`{}` uses bash-only quoting (`$'...'` or `$\"...\"`), which POSIX sh (dash) reads differently",
+                        self.raw
+                    ),
+                ));
+            }
             WordPiece::AnsiCQuotedText(_) => {
-                self.runtime.get_or_insert("ANSI-C quoting");
+                self.expand("ANSI-C quoting");
             }
             WordPiece::GettextDoubleQuotedSequence(inner) => {
                 self.walk(inner, true)?;
-                self.runtime.get_or_insert("locale-translated string");
+                self.expand("locale-translated string");
             }
             WordPiece::TildeExpansion(_) => {
                 // Expands to a directory path; it can never become an option.
@@ -135,7 +178,7 @@ impl<'a> Pieces<'a> {
             }
             WordPiece::ParameterExpansion(expr) => {
                 check_parameter(expr, self.raw)?;
-                self.runtime.get_or_insert("parameter expansion");
+                self.expand("parameter expansion");
             }
             WordPiece::CommandSubstitution(inner) => {
                 return Err(Deny::at(
@@ -166,16 +209,17 @@ impl<'a> Pieces<'a> {
 /// Only plain `$name`, `${name}`, `$1`, `$@`-style expansions are accepted: every other form
 /// carries nested words, patterns, subscripts or indirection that bash evaluates.
 fn check_parameter(expr: &ParameterExpr, raw: &str) -> Result<(), Deny> {
-    let plain = matches!(
-        expr,
+    let plain = match expr {
         ParameterExpr::Parameter {
-            parameter: Parameter::Positional(_)
-                | Parameter::Special(_)
-                | Parameter::Named(_)
-                | Parameter::NamedWithAllIndices { .. },
+            parameter,
             indirect: false,
-        }
-    );
+        } => match parameter {
+            Parameter::Positional(_) | Parameter::Special(_) => true,
+            Parameter::Named(name) | Parameter::NamedWithAllIndices { name, .. } => is_name(name),
+            Parameter::NamedWithIndex { .. } => false,
+        },
+        _ => false,
+    };
     if plain {
         Ok(())
     } else {
@@ -196,4 +240,11 @@ fn has_glob(text: &str) -> bool {
 fn unescape(seq: &str) -> &str {
     let rest = seq.strip_prefix('\\').unwrap_or(seq);
     if rest == "\n" { "" } else { rest }
+}
+
+/// A shell variable name: a letter or `_`, then letters, digits and `_`.
+pub(crate) fn is_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
