@@ -18,9 +18,21 @@ from agentscope.permission import PermissionBehavior, PermissionDecision
 
 from ._permission_engine import PermissionEngine
 from ._permission_mode import rebind_agentscope_engine
-from ._plan._guard import require_gate_while_planning
 
-__all__ = ["PermissionMiddleware"]
+__all__ = ["PermissionMiddleware", "guard_replies"]
+
+#: Checks run at the start of every reply that PermissionMiddleware serves; each raises to
+#: refuse it. Plan mode registers one (a planning state that nothing gates fails closed), so the
+#: permission modules need not import plan mode.
+ReplyGuard = Callable[[Any], None]
+_GUARDS: list[ReplyGuard] = []
+
+
+def guard_replies(guard: ReplyGuard) -> ReplyGuard:
+    """Registers ``guard`` to run before every reply PermissionMiddleware serves (a decorator)."""
+    if guard not in _GUARDS:
+        _GUARDS.append(guard)
+    return guard
 
 
 class PermissionMiddleware(MiddlewareBase):
@@ -55,7 +67,8 @@ class PermissionMiddleware(MiddlewareBase):
         """Points AgentScope's engine at the live context before a reply (rules approved at a
         confirmation are added through it), then passes every event through. Refuses an agent
         whose state is in plan mode without the plan-mode middleware (``PlanStateError``)."""
-        require_gate_while_planning(agent)
+        for guard in _GUARDS:
+            guard(agent)
         rebind_agentscope_engine(agent)
         async for event in next_handler(**input_kwargs):
             yield event

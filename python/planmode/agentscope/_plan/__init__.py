@@ -10,6 +10,7 @@ from ._api import (
     is_plan_mode_active,
     plan_status,
 )
+from . import _guard  # noqa: F401 - registers the PermissionMiddleware guard for unguarded plan mode
 from ._gate import PlanModeMiddleware
 from ._mode import PlanMode
 from ._tools import PlanEnter, PlanExit, PlanWrite, TodoWrite

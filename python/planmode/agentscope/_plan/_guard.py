@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ...exceptions import PlanStateError
+from .._permission_middleware import guard_replies
 from . import _store
 
 
+@guard_replies
 def require_gate_while_planning(agent: Any) -> None:
     """Raises ``PlanStateError`` when ``agent.state`` is planning or awaiting approval (e.g. a
     state saved in plan mode and restored) but the agent has no plan-mode middleware: its
