@@ -19,6 +19,7 @@ from ._permission_engine import PermissionEngine
 from ._permission_middleware import PermissionMiddleware
 from ._permission_mode import get_permission_mode, set_permission_mode
 from ._plan import *  # noqa: F403 - the plan-mode names, listed once in _plan.__all__
+from ._tracing import PlanTracingMiddleware
 from ._tasks import TASK_TOOLS, TaskCreate, TaskGet, TaskList, TaskUpdate, resync_tasks
 from .scripted import ScriptedChatModel, call_tool, call_tools, say
 
@@ -51,6 +52,8 @@ __all__ = [
     "TaskList",
     "TaskUpdate",
     "resync_tasks",
+    # ---- tracing ----
+    "PlanTracingMiddleware",
     # ---- scripted model ----
     "ScriptedChatModel",
     "call_tool",
