@@ -12,8 +12,8 @@ venv-python:
 ## venv: build the Rust core and install planmode with AgentScope (app + Redis) and the test tools
 venv: venv-python
 	@[ -f $(VENV)/.planmode-built ] || echo "make: first build of planmode's Rust core (release, optimised): this takes a few minutes on 2 cores; later builds are incremental"
-	@echo "make: installing planmode into $(VENV) (pip install -e '.[agentscope,service,test]')"
-	$(PY) -m pip install -q -e '.[agentscope,service,test]'
+	@echo "make: installing planmode into $(VENV) (pip install -e '.[agentscope,service,tui,test]')"
+	$(PY) -m pip install -q -e '.[agentscope,service,tui,test]'
 	@touch $(VENV)/.planmode-built
 
 ## example: run the plan -> approve -> build agent end to end (offline, scripted model, approves unattended)

@@ -44,6 +44,11 @@ class Terminal:
         return subprocess.run(["tmux", "capture-pane", "-t", self.name, "-p", "-S", "-2000"],
                               capture_output=True, text=True, check=True).stdout
 
+    def visible(self) -> str:
+        """Only what is on screen now (no scrollback)."""
+        return subprocess.run(["tmux", "capture-pane", "-t", self.name, "-p"],
+                              capture_output=True, text=True, check=True).stdout
+
     def wait_for(self, text: str, count: int = 1) -> str:
         """Waits until ``text`` appears ``count`` times on screen; returns the screen."""
         deadline = time.monotonic() + WAIT
@@ -139,5 +144,63 @@ def test_editor_missing_is_explained_and_nothing_is_approved(tmp_path: Path) -> 
         term.wait_for("Cannot edit: set $EDITOR (or $VISUAL) to edit the plan")
         term.line("a")
         term.wait_for("Done: built revision 1 of the plan.")
+    finally:
+        term.close()
+
+
+# ---- AgentScope's TUI (Textual), through planmode.agentscope.tui.launch_tui ----
+
+TUI_KEYS = "[e] edit in $EDITOR, then approve"
+
+
+def test_tui_request_changes_diff_edit_in_vi_and_approve(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    term = Terminal(f"cd {tmp_path} && EDITOR='vi -u NONE -N' {sys.executable} {EXAMPLE} --tui --workspace {workspace}")
+    try:
+        term.wait_for("Message the agent")
+        term.line("add input validation")
+        screen = term.wait_for(TUI_KEYS)
+        assert "Plan approval: plans/PLAN.md, revision 1" in screen and "1. Add an email check to signup" in screen
+        term.type("c")
+        term.wait_for("What should change?")
+        term.line("Add a rollback step")
+        screen = term.wait_for("Plan approval: plans/PLAN.md, revision 2")
+        assert "Changes since revision 1, which you reviewed:" in screen and "+3. Add a rollback step" in screen
+        term.type("s")  # the whole plan instead of the diff
+        deadline = time.monotonic() + WAIT
+        while "Changes since revision 1" in term.visible() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        shown = term.visible()
+        assert "Changes since revision 1" not in shown and "1. Add an email check to signup" in shown
+        term.type("e")  # the TUI steps aside for vi
+        term.wait_for("~")
+        term.type("G")
+        term.type("-l", "o4. Keep the old behaviour behind a flag")
+        term.type("Escape")
+        term.line(":wq")
+        term.wait_for("Done: built revision 3 of the plan.")
+        assert (workspace / "plans" / "PLAN.md").read_text().endswith("4. Keep the old behaviour behind a flag\n")
+        term.line("/exit")
+        screen = term.wait_for("plan_status:")
+        assert "phase=building revision=3 approved_revision=3 exited_by=user" in screen
+    finally:
+        term.close()
+
+
+def test_tui_reject_with_a_reason(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    term = Terminal(f"cd {tmp_path} && {sys.executable} {EXAMPLE} --tui --workspace {workspace}")
+    try:
+        term.wait_for("Message the agent")
+        term.line("go")
+        term.wait_for(TUI_KEYS)
+        term.type("r")
+        term.wait_for("Why?")
+        term.line("Not this sprint")
+        term.wait_for("the plan was not approved, so I changed nothing")
+        term.line("/exit")
+        screen = term.wait_for("plan_status:")
+        assert "phase=planning revision=1 approved_revision=None" in screen
+        assert "validated" not in (workspace / "app.py").read_text()
     finally:
         term.close()
