@@ -24,25 +24,46 @@ find_python() {
     return 1
 }
 
+# check_one V: a fresh venv of Python V, the wheel with its agentscope extra, both examples.
+check_one() {
+    local v=$1 python venv
+    if ! python=$(find_python "$v"); then
+        echo "check-wheel: no Python $v found (looked for python$v on PATH, in ${PYENV_ROOT:-$HOME/.pyenv}/versions/$v*, /usr/bin, /usr/local/bin)"
+        return 1
+    fi
+    venv="$work/venv$v"
+    echo "check-wheel: Python $v at $python: fresh venv, pip install $(basename "$wheel")[agentscope]"
+    "$python" -m venv "$venv"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "$wheel[agentscope]"
+    cd "$work"  # outside the checkout: only the installed wheel can be imported
+    "$venv/bin/planmode" --version
+    "$venv/bin/python" -c "import planmode.agentscope, sys; assert '/site-packages/' in planmode.__file__, planmode.__file__; print('imported', planmode.__file__)"
+    echo "check-wheel: Python $v: examples/task_graph.py"
+    "$venv/bin/python" "$root/examples/task_graph.py" > "$work/task_graph$v.out"
+    tail -n 2 "$work/task_graph$v.out"
+    echo "check-wheel: Python $v: examples/plan_mode_agent.py --yes"
+    "$venv/bin/python" "$root/examples/plan_mode_agent.py" --yes > "$work/plan_mode_agent$v.out"
+    grep -q "outcome=exited_with_plan phase=building" "$work/plan_mode_agent$v.out"
+    tail -n 1 "$work/plan_mode_agent$v.out"
+}
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# The versions run side by side (the time goes into downloading packages); each has its own log.
+pids=()
 for v in $versions; do
-    if ! python=$(find_python "$v"); then
-        echo "check-wheel: no Python $v found (looked for python$v on PATH, in ${PYENV_ROOT:-$HOME/.pyenv}/versions/$v*, /usr/bin, /usr/local/bin)" >&2
-        exit 1
-    fi
-    echo "check-wheel: Python $v at $python: fresh venv, pip install $(basename "$wheel")[agentscope]"
-    "$python" -m venv "$work/venv$v"
-    "$work/venv$v/bin/python" -m pip install -q --disable-pip-version-check "$wheel[agentscope]"
-    cd "$work"
-    "$work/venv$v/bin/planmode" --version
-    "$work/venv$v/bin/python" -c "import planmode, planmode.agentscope, sys; print('imported', planmode.__file__)"
-    echo "check-wheel: Python $v: examples/task_graph.py"
-    "$work/venv$v/bin/python" "$root/examples/task_graph.py" > "$work/task_graph.out"
-    tail -n 3 "$work/task_graph.out"
-    echo "check-wheel: Python $v: examples/plan_mode_agent.py --yes"
-    "$work/venv$v/bin/python" "$root/examples/plan_mode_agent.py" --yes > "$work/plan_mode_agent.out"
-    tail -n 3 "$work/plan_mode_agent.out"
-    cd "$root"
+    (set -euo pipefail; check_one "$v") > "$work/check$v.log" 2>&1 &
+    pids+=("$!")
 done
+failed=0
+i=0
+for v in $versions; do
+    if ! wait "${pids[$i]}"; then failed=1; fi
+    sed "s/^/[$v] /" "$work/check$v.log"
+    i=$((i + 1))
+done
+if [ "$failed" -ne 0 ]; then
+    echo "check-wheel: FAILED (see above)" >&2
+    exit 1
+fi
 echo "check-wheel: the wheel installs and runs both examples on Python $versions"

@@ -18,6 +18,7 @@ import argparse
 import http.client
 import json
 import os
+import re
 import sys
 import urllib.error
 import urllib.parse
@@ -197,9 +198,10 @@ def version_text() -> str:
     wanted = "see pyproject.toml"
     try:
         for requirement in metadata.requires("planmode") or []:
-            name, _, rest = requirement.partition(";")
-            if name.strip().startswith("agentscope") and "extra == \"agentscope\"" in rest:
-                wanted = name.strip()[len("agentscope"):].strip() or "any"
+            spec, _, marker = requirement.partition(";")
+            found = re.fullmatch(r"\s*agentscope\s*([<>=!~][^\[\]]*?)\s*", spec)
+            if found and re.search(r"extra\s*==\s*['\"]agentscope['\"]", marker):
+                wanted = found.group(1)
     except metadata.PackageNotFoundError:
         pass
     try:
