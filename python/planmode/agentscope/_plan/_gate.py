@@ -19,6 +19,7 @@ from agentscope.tool import ToolBase
 
 from ..._core import PlanBook
 from ...exceptions import PlanModeError
+from .._toolkit_check import check_toolkit
 from . import _store, _texts
 from ._shell import shell_is_read_only
 from ._texts import (
@@ -108,6 +109,7 @@ class PlanModeMiddleware(MiddlewareBase):
                        next_handler: Callable[..., AsyncGenerator[Any, None]]) -> AsyncGenerator[Any, None]:
         """Binds the plan file, settles rejections/interrupts of a parked plan_exit, then replies."""
         self._check_first(agent)
+        check_toolkit(agent)  # tool classes instead of instances: say so now, not deep in the engine
         book = self._book(agent, restore=True)
         names = agent.injection_config.task_tool_names
         names.extend(n for n in (PLAN_ENTER, PLAN_WRITE, PLAN_EXIT, TODO_WRITE) if n not in names)
