@@ -24,6 +24,7 @@ import doctest
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import textwrap
@@ -147,14 +148,21 @@ async def test_python_snippets_run(path: Path, tmp_path: Path, monkeypatch: pyte
                 pytest.fail(f"{snippet.where()} raised {type(exc).__name__}: {exc}\n{textwrap.indent(snippet.code, '    ')}")
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 SHELL_FILES = sorted({s.path for s in ALL if s.language in RUN_SHELL and s.skip is None})
 
 
 @pytest.mark.parametrize("path", SHELL_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_shell_snippets_run(path: Path, tmp_path: Path) -> None:
     script = "\n".join(s.code for s in snippets(path) if s.language in RUN_SHELL and s.skip is None)
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PLANMODE_DOCS_TMP": str(tmp_path)}
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PLANMODE_")},
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           "REDIS_PORT": str(_free_port()), "APP_PORT": str(_free_port())}  # the docs' defaults may be taken
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, (
