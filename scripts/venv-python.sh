@@ -23,7 +23,8 @@ if ! new_enough "$python"; then
 fi
 if [ -e "$venv" ]; then
     found=$(version_of "$venv/bin/python" || true)
-    echo "make: $venv was built with ${found:+Python $found}${found:-a Python that no longer runs}; planmode needs >= $minimum: recreating it with $python ($(version_of "$python"))"
+    if [ -n "$found" ]; then found="Python $found"; else found="a Python that no longer runs"; fi
+    echo "make: $venv was built with $found; planmode needs >= $minimum: recreating it with $python ($(version_of "$python"))"
     rm -rf "$venv"
 else
     echo "make: creating $venv with $python ($(version_of "$python"))"
