@@ -7,6 +7,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${1:-$root/.venv/bin/python}
+py="$(cd "$(dirname "$py")" && pwd)/$(basename "$py")"  # absolute: the build runs in another directory
 out=${2:-$root/dist}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
