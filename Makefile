@@ -3,15 +3,18 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: example test venv system-deps rust-checks py-checks bench
+.PHONY: example test venv venv-python system-deps rust-checks py-checks bench wheel wheel-check
 
-$(PY):
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+## venv-python: (re)create .venv when it is missing, broken or built with a Python older than 3.11
+venv-python:
+	@bash scripts/venv-python.sh "$(PYTHON)" "$(VENV)"
 
 ## venv: build the Rust core and install planmode with AgentScope (app + Redis) and the test tools
-venv: $(PY)
-	$(PY) -m pip install -q -e '.[agentscope,service,test]'
+venv: venv-python
+	@[ -f $(VENV)/.planmode-built ] || echo "make: first build of planmode's Rust core (release, optimised): this takes a few minutes on 2 cores; later builds are incremental"
+	@echo "make: installing planmode into $(VENV) (pip install -e '.[agentscope,service,tui,test]')"
+	$(PY) -m pip install -q -e '.[agentscope,service,tui,test]'
+	@touch $(VENV)/.planmode-built
 
 ## example: run the plan -> approve -> build agent end to end (offline, scripted model, approves unattended)
 example: venv
@@ -32,6 +35,14 @@ rust-checks:
 py-checks:
 	$(PY) -m pytest -q
 	$(PY) -m mypy.stubtest planmode._core
+
+## wheel: the manylinux abi3 wheel (zig links against an old glibc) and the sdist, into dist/
+wheel: venv-python
+	bash scripts/build-wheel.sh "$(PY)" dist
+
+## wheel-check: install the wheel into fresh venvs of Python 3.12 and 3.13 and run both examples
+wheel-check: wheel
+	bash scripts/check-wheel.sh dist
 
 ## bench: the speed comparisons against AgentScope's pure-Python equivalents
 bench: venv

@@ -11,13 +11,16 @@ Defaults come from PLANMODE_URL, PLANMODE_ADMIN_TOKEN, PLANMODE_USER, PLANMODE_A
 Exit status: 0 done, 1 the server refused (its reason is printed) or a decision was not applied,
 2 bad usage or server unreachable. A decision waits (up to --timeout) until the agent applied it;
 --no-wait returns once the server accepted it.
+``planmode --version`` prints planmode's version and the AgentScope versions it works with.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
+import re
 import sys
 import time
 import urllib.error
@@ -28,6 +31,17 @@ from typing import Any
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 """Where the app is expected when neither --url nor PLANMODE_URL says otherwise."""
+DEFAULT_USER = "admin"
+"""The X-User-ID sent when neither --user nor PLANMODE_USER says otherwise."""
+
+_EPILOG = f"""\
+environment variables (each one the default of its option):
+  PLANMODE_URL          --url    (default {DEFAULT_URL})
+  PLANMODE_AGENT        --agent  (no default: required)
+  PLANMODE_USER         --user   (default {DEFAULT_USER!r}: the session owner's X-User-ID)
+  PLANMODE_ADMIN_TOKEN  --token  (needed by the commands that change something)
+  PLANMODE_ACTOR        --actor  (name recorded in the audit log)
+exit status: 0 done, 1 the server refused (its reason is printed), 2 bad usage or server unreachable"""
 
 
 class CliError(Exception):
@@ -69,8 +83,10 @@ class AdminClient:
                 return dict(json.loads(response.read() or b"{}"))
         except urllib.error.HTTPError as exc:
             raise CliError(f"the server refused ({exc.code}): {_detail(exc)}", 1) from None
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
+        except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
+            if isinstance(exc, json.JSONDecodeError):
+                raise CliError(f"the server at {self.base} did not answer with JSON: is --url a planmode app?", 2) from None
+            reason = getattr(exc, "reason", None) or exc or type(exc).__name__
             raise CliError(f"cannot reach the planmode server at {self.base}: {reason}", 2) from None
 
     def status(self) -> dict[str, Any]:
@@ -179,21 +195,26 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--session", required=True, help="session id")
     common.add_argument("--agent", default=env("PLANMODE_AGENT"), help="agent id (PLANMODE_AGENT)")
-    common.add_argument("--url", default=env("PLANMODE_URL", DEFAULT_URL), help="app URL (PLANMODE_URL)")
+    common.add_argument("--url", default=env("PLANMODE_URL", DEFAULT_URL),
+                        help=f"the AgentScope app's base URL (PLANMODE_URL; default {DEFAULT_URL})")
     common.add_argument("--token", default=env("PLANMODE_ADMIN_TOKEN"), help="admin token (PLANMODE_ADMIN_TOKEN)")
-    common.add_argument("--user", default=env("PLANMODE_USER", "admin"), help="X-User-ID (PLANMODE_USER)")
+    common.add_argument("--user", default=env("PLANMODE_USER", DEFAULT_USER),
+                        help=f"X-User-ID of the session's owner (PLANMODE_USER; default {DEFAULT_USER!r})")
     common.add_argument("--actor", default=env("PLANMODE_ACTOR"), help="name recorded in the audit log")
-    common.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the server")
+    common.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the server (default 30)")
     common.add_argument("--json", action="store_true", help="print the server's JSON answer")
-    parser = argparse.ArgumentParser(prog="planmode", description="Operate plan mode on a running AgentScope app.")
+    parser = argparse.ArgumentParser(prog="planmode", description="Operate plan mode on a running AgentScope app.",
+                                     epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=version_text())
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("status", parents=[common], help="phase, revision, pending approval, todos")
-    commands.add_parser("show", parents=[common], help="print the latest plan")
-    commands.add_parser("enter", parents=[common], help="enter plan mode")
-    commands.add_parser("exit", parents=[common], help="exit plan mode (cancels a pending approval)")
+    for name, help_text in (("status", "phase, revision, pending approval, todos"), ("show", "print the latest plan"),
+                            ("enter", "enter plan mode"), ("exit", "exit plan mode (cancels a pending approval)")):  # fmt: skip
+        commands.add_parser(name, parents=[common], help=help_text, epilog=_EPILOG,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     for name, help_text in (("approve", "approve the pending plan"), ("reject", "reject the pending plan"),
                             ("request-changes", "send the plan back with feedback")):  # fmt: skip
-        sub = commands.add_parser(name, parents=[common], help=help_text)
+        sub = commands.add_parser(name, parents=[common], help=help_text, epilog=_EPILOG,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
         sub.add_argument("--revision", type=int, help="the revision you reviewed (default: the pending one)")
         sub.add_argument("--feedback", required=name == "request-changes", help="message for the agent")
         sub.add_argument("--no-wait", action="store_true", help="return once the server accepted the decision")
@@ -203,10 +224,46 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def version_text() -> str:
+    """``planmode X.Y.Z (AgentScope >=A,<B; installed: V)`` from the installed metadata."""
+    from importlib import metadata
+
+    from . import __version__
+
+    wanted = "see pyproject.toml"
+    try:
+        for requirement in metadata.requires("planmode") or []:
+            spec, _, marker = requirement.partition(";")
+            found = re.fullmatch(r"\s*agentscope\s*([<>=!~][^\[\]]*?)\s*", spec)
+            if found and re.search(r"extra\s*==\s*['\"]agentscope['\"]", marker):
+                wanted = found.group(1)
+    except metadata.PackageNotFoundError:
+        pass
+    try:
+        installed = metadata.version("agentscope")
+    except metadata.PackageNotFoundError:
+        installed = "not installed"
+    return f"planmode {__version__} (works with AgentScope {wanted}; installed: {installed})"
+
+
+def _check_connection_options(args: argparse.Namespace) -> None:
+    """A --url that is not an http(s) URL with a host, or a --timeout that is not positive, is a usage error."""
+    try:
+        url = urllib.parse.urlsplit(args.url)
+        port_ok = url.port is None or url.port > 0
+    except ValueError as exc:
+        raise CliError(f"--url {args.url!r} is not a valid URL ({exc}): use e.g. {DEFAULT_URL}", 2) from None
+    if url.scheme not in ("http", "https") or not url.hostname or not port_ok:
+        raise CliError(f"--url {args.url!r} is not an http(s) URL with a host: use e.g. {DEFAULT_URL}", 2)
+    if not args.timeout > 0 or args.timeout == float("inf"):
+        raise CliError(f"--timeout must be a positive number of seconds, got {args.timeout}", 2)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``planmode`` command; returns the exit status."""
     args = build_parser().parse_args(argv)
     try:
+        _check_connection_options(args)
         if not args.agent:
             raise CliError("--agent (or PLANMODE_AGENT) is required: AgentScope addresses a session by agent", 2)
         print(_run(args))

@@ -19,6 +19,8 @@ from ._permission_engine import PermissionEngine
 from ._permission_middleware import PermissionMiddleware
 from ._permission_mode import get_permission_mode, set_permission_mode
 from ._plan import *  # noqa: F403 - the plan-mode names, listed once in _plan.__all__
+from ._plan_repair import PlanStateReport, inspect_plan_state, reset_plan_state
+from ._tracing import PlanTracingMiddleware
 from ._tasks import TASK_TOOLS, TaskCreate, TaskGet, TaskList, TaskUpdate, resync_tasks
 from .scripted import ScriptedChatModel, call_tool, call_tools, say
 
@@ -29,8 +31,14 @@ _SERVICE_NAMES = ("admin_router", "PlanModeWiring")
 def __getattr__(name: str) -> Any:
     """Imports the admin (HTTP) names on first use."""
     if name in _SERVICE_NAMES:
-        from . import _admin
-
+        try:
+            from . import _admin
+        except ModuleNotFoundError as exc:
+            raise ModuleNotFoundError(
+                f"planmode.agentscope.{name} needs the [service] extra (AgentScope's app, Redis storage, "
+                f"uvicorn, httpx): pip install 'planmode[agentscope,service]' (missing module: {exc.name})",
+                name=exc.name,
+            ) from exc
         return getattr(_admin, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -51,6 +59,12 @@ __all__ = [
     "TaskList",
     "TaskUpdate",
     "resync_tasks",
+    # ---- plan state repair ----
+    "PlanStateReport",
+    "inspect_plan_state",
+    "reset_plan_state",
+    # ---- tracing ----
+    "PlanTracingMiddleware",
     # ---- scripted model ----
     "ScriptedChatModel",
     "call_tool",

@@ -1,7 +1,8 @@
 //! `PlanWorkspace`: reads and atomic writes of workspace files with the path-safety rules.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use pyo3::exceptions::{PyFileNotFoundError, PyNotADirectoryError};
 use pyo3::prelude::*;
 
 use super::{text_arg, to_py_err};
@@ -16,6 +17,23 @@ pub struct PyPlanWorkspace {
     inner: Workspace,
 }
 
+/// `FileNotFoundError` / `NotADirectoryError` naming the path and the fix, before anything else.
+fn check_is_directory(dir: &Path) -> PyResult<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let shown = dir.display();
+    Err(if dir.exists() {
+        PyNotADirectoryError::new_err(format!(
+            "workspace_dir \"{shown}\" is not a directory: pass the project directory plan files go in"
+        ))
+    } else {
+        PyFileNotFoundError::new_err(format!(
+            "workspace_dir \"{shown}\" does not exist: create it first (mkdir -p \"{shown}\") or pass an existing directory"
+        ))
+    })
+}
+
 impl PyPlanWorkspace {
     /// The core workspace.
     pub(crate) fn inner(&self) -> &Workspace {
@@ -27,6 +45,7 @@ impl PyPlanWorkspace {
 impl PyPlanWorkspace {
     #[new]
     fn new(workspace_dir: PathBuf) -> PyResult<Self> {
+        check_is_directory(&workspace_dir)?;
         Workspace::open(&workspace_dir)
             .map(|inner| Self { inner })
             .map_err(to_py_err)

@@ -19,6 +19,7 @@ from agentscope.tool import ToolBase
 
 from ..._core import PlanBook
 from ...exceptions import PlanModeError
+from .._toolkit_check import check_toolkit
 from . import _decision, _store, _texts
 from . import _identity as kinds
 from ._sandbox_shell import forget_shell_decision, planning_shell_verdict
@@ -127,6 +128,7 @@ class PlanModeMiddleware(MiddlewareBase):
                        next_handler: Callable[..., AsyncGenerator[Any, None]]) -> AsyncGenerator[Any, None]:
         """Binds the plan file, settles rejections/interrupts of a parked plan_exit, then replies."""
         self._check_first(agent)
+        check_toolkit(agent)  # tool classes instead of instances: say so now, not deep in the engine
         self.plan.identity.check_toolkit(agent)
         self.plan.note_gated(agent.state)
         book = self._book(agent, restore=True)
