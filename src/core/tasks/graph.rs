@@ -7,31 +7,11 @@
 
 use std::collections::BTreeMap;
 
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
-use smallvec::SmallVec;
-
-use super::id_index::{IdIndex, KeyRef};
+use super::edges::{Edges, Side};
+use super::id_index::{IdIndex, KeyRef, Slots};
 use super::ids::{Id, NumericId, ParsedId, parse_numeric};
 use super::order::{Order, Slot};
-
-/// Which edge list of a task.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    /// `blocks`: the ids of the tasks this one blocks.
-    Blocks,
-    /// `blocked_by`: the ids of the tasks this one waits on.
-    BlockedBy,
-}
-
-impl Side {
-    /// The field name, as in AgentScope's `Task`.
-    pub fn field(self) -> &'static str {
-        match self {
-            Side::Blocks => "blocks",
-            Side::BlockedBy => "blocked_by",
-        }
-    }
-}
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 /// One task as the graph sees it: its id, its two edge lists, and whatever else the owner keeps.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,9 +42,6 @@ impl<P> Node<P> {
         }
     }
 }
-
-/// One edge list of a task: usually zero or one id, kept inline.
-pub type Edges = SmallVec<[Id; 1]>;
 
 /// Decides what Python's `int(id)` makes of ids with non-ASCII characters (see [`ParsedId::NeedsHost`]).
 pub type Resolver = fn(&str) -> Option<NumericId>;
@@ -411,6 +388,35 @@ impl<P> Graph<P> {
         edges.remove(p);
         unlink_rev(&mut self.ids, side, id, slot);
         true
+    }
+
+    /// Removes the first occurrence of `id` from the `side` list of every task that names it
+    /// and returns those tasks in slot order; linear in how often `id` is named.
+    pub fn detach(&mut self, side: Side, id: &str) -> Vec<Slot> {
+        let key = KeyRef::of(id);
+        let mut naming: Vec<Slot> = match self.ids.get(key) {
+            Some(used) => match side {
+                Side::Blocks => used.blockers.to_vec(),
+                Side::BlockedBy => used.dependents.to_vec(),
+            },
+            None => return Vec::new(),
+        };
+        naming.sort_unstable();
+        let mut removed = Vec::new();
+        let mut still = Slots::new();
+        for run in naming.chunk_by(|a, b| a == b) {
+            let edges = self.entry_mut(run[0]).node.edges_mut(side);
+            match edges.iter().position(|e| e == id) {
+                Some(p) => {
+                    edges.remove(p);
+                    removed.push(run[0]);
+                    still.extend_from_slice(&run[1..]);
+                }
+                None => still.extend_from_slice(run),
+            }
+        }
+        self.ids.update(key, |used| *used.named_by(side) = still);
+        removed
     }
 
     /// Undoes the last [`Graph::append_edge`] on this list.

@@ -10,7 +10,7 @@ use std::hash::{Hash, Hasher};
 use hashbrown::Equivalent;
 use smallvec::SmallVec;
 
-use super::graph::Side;
+use super::edges::Side;
 use super::ids::Id;
 use super::order::Slot;
 

@@ -8,7 +8,32 @@ use serde_json::{Map, Value};
 
 use crate::core::tasks::model::{TaskState, now_iso, random_id};
 use crate::core::tasks::{Id, Status, TaskRecord};
-use crate::py::convert::to_json_value;
+use crate::py::convert::{MAX_DEPTH, check_nesting as check_value, to_json_value};
+
+/// Checks that every task field of a state dict nests at most [`MAX_DEPTH`] lists/dicts deep
+/// (anything else in it a level or two more), before any reader walks it recursively.
+pub fn check_nesting(state: &Bound<'_, PyDict>) -> PyResult<()> {
+    for (key, value) in state.iter() {
+        let key = key.str()?.to_string();
+        if key != "tasks" {
+            check_value(&value, &key, MAX_DEPTH)?;
+        } else if let Ok(tasks) = value.cast::<PyList>() {
+            for (i, task) in tasks.iter().enumerate() {
+                match task.cast::<PyDict>() {
+                    Ok(fields) => {
+                        for (field, v) in fields.iter() {
+                            check_value(&v, &format!("tasks[{i}].{}", field.str()?), MAX_DEPTH)?;
+                        }
+                    }
+                    Err(_) => check_value(&task, &format!("tasks[{i}]"), MAX_DEPTH + 1)?,
+                }
+            }
+        } else {
+            check_value(&value, "tasks", MAX_DEPTH + 2)?;
+        }
+    }
+    Ok(())
+}
 
 /// The records of `state["tasks"]` when every value has the plain shape (metadata checked for
 /// NaN and bytes on the way); `None` sends the state to the general reader.
