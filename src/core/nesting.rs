@@ -1,10 +1,12 @@
 //! The one nesting limit for the JSON-like values planmode accepts (task metadata, plan state,
 //! todos, grants), and the paths its errors name.
 //!
-//! serde_json refuses documents nested more than 128 levels deep, and planmode writes a value
-//! a few levels inside its document (`{"tasks": [{"metadata": …}]}`, or the agent state around
-//! the plan state), so a value may nest at most [`MAX_DEPTH`] = 100 lists/dicts: whatever is
-//! accepted also loads back from its JSON and its pickle, through pydantic's parser too.
+//! The references: serde_json refuses documents nested more than 128 levels deep; pydantic 2.14
+//! parses JSON up to 200 levels (jiter's recursion limit) and serializes up to 255. planmode
+//! writes a value a few levels inside a document (`{"tasks": [{"metadata": …}]}`, the agent state
+//! around the plan state), so a value may nest at most [`MAX_DEPTH`] = 100 lists/dicts: whatever
+//! is accepted also loads back from its JSON and its pickle, through pydantic too, with room to
+//! spare for the wrapping.
 
 use serde_json::Value;
 
