@@ -81,13 +81,21 @@ fn check_depth(obj: &Bound<'_, PyAny>, limit: usize) -> Result<(), Refusal> {
         for (k, v) in d.iter() {
             check_depth(&v, limit - 1).map_err(|r| r.under(key_step(&k)))?;
         }
-    } else if let Some(items) = sequence(obj) {
-        if limit == 0 {
-            return Err(Refusal::new(Problem::TooDeep));
-        }
-        for (i, v) in items.iter().enumerate() {
-            check_depth(v, limit - 1).map_err(|r| r.under(Step::Index(i)))?;
-        }
+    } else if let Ok(l) = obj.cast::<PyList>() {
+        check_items(l.iter(), limit)?;
+    } else if let Ok(t) = obj.cast::<PyTuple>() {
+        check_items(t.iter(), limit)?;
+    }
+    Ok(())
+}
+
+/// [`check_depth`] for the items of a list or tuple at `limit` levels left.
+fn check_items<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>, limit: usize) -> Result<(), Refusal> {
+    if limit == 0 {
+        return Err(Refusal::new(Problem::TooDeep));
+    }
+    for (i, v) in items.enumerate() {
+        check_depth(&v, limit - 1).map_err(|r| r.under(Step::Index(i)))?;
     }
     Ok(())
 }
@@ -164,7 +172,12 @@ pub fn to_json_value(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
 /// Checks only that `obj` nests at most `limit` lists/dicts deep (itself at level 1), for
 /// values kept as Python objects; the error names `what` and the path.
 pub fn check_nesting(obj: &Bound<'_, PyAny>, what: &str, limit: usize) -> PyResult<()> {
-    check_depth(obj, limit).map_err(|r| InvalidInput(r.message(what)).into())
+    check_nesting_of(obj, limit, || what.to_owned())
+}
+
+/// [`check_nesting`] with the name built only for an error (for checks run on every field).
+pub fn check_nesting_of(obj: &Bound<'_, PyAny>, limit: usize, what: impl FnOnce() -> String) -> PyResult<()> {
+    check_depth(obj, limit).map_err(|r| InvalidInput(r.message(&what())).into())
 }
 
 /// Converts a JSON value (or any serde value) into the equivalent Python object.

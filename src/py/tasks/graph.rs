@@ -46,10 +46,12 @@ fn read_state(state: &Bound<'_, PyAny>) -> PyResult<ContextRecord> {
     if !state.is_instance_of::<PyDict>() {
         return Err(StateLoad(args::type_error("state", "a dict like {'tasks': [...]}", state)).into());
     }
-    state::check_nesting(state.cast::<PyDict>()?).map_err(|e| load_error(state.py(), &e))?;
+    // The direct reader never recurses (its metadata conversion stops at the nesting limit).
     if let Some(tasks) = state::read_plain(state.cast::<PyDict>()?) {
         return Ok(ContextRecord { tasks });
     }
+    // pythonize recurses into whatever it is given: check the nesting before it walks.
+    state::check_nesting(state.cast::<PyDict>()?).map_err(|e| load_error(state.py(), &e))?;
     // Tracking the path costs on every field: read untracked, and again tracked only to name it.
     let ctx = match ContextRecord::deserialize(&mut pythonize::Depythonizer::from_object(state)) {
         Ok(ctx) => ctx,
