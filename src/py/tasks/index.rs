@@ -138,12 +138,20 @@ impl Indexed {
     fn rebuild(&mut self, tasks: &Bound<'_, PyList>) -> PyResult<()> {
         self.list = None;
         self.graph = Graph::new(args::python_int);
-        let nodes = tasks
-            .iter()
-            .enumerate()
-            .map(|(at, task)| read_node(&task, at))
-            .collect::<PyResult<Vec<_>>>()?;
-        self.graph = Graph::from_nodes(nodes, args::python_int);
+        // Read straight into the index (no intermediate list of nodes: less peak memory).
+        let mut failed = None;
+        let mut graph = Graph::new(args::python_int);
+        graph.reserve(tasks.len());
+        graph.extend(
+            tasks
+                .iter()
+                .enumerate()
+                .map_while(|(at, task)| read_node(&task, at).map_err(|e| failed = Some(e)).ok()),
+        );
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        self.graph = graph;
         self.list = Some(tasks.clone().unbind());
         Ok(())
     }
