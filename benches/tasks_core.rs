@@ -2,6 +2,8 @@
 //! `name seconds`, best of five runs; `benchmarks/bench_crates.py` runs it with and without the
 //! `mimalloc` feature and prints the ratios.
 
+#![allow(clippy::print_stdout, reason = "a benchmark's figures are its output")]
+
 use std::time::Instant;
 
 use planmode::core::tasks::{TaskGraph, UpdateRequest};
@@ -26,7 +28,8 @@ fn chain(n: usize) -> TaskGraph {
                 add_blocked_by: Some(&prev),
                 ..Default::default()
             };
-            g.update(&i.to_string(), &req, None).expect("a chain has no cycle");
+            g.update(&i.to_string(), &req, None)
+                .expect("a chain has no cycle");
         }
     }
     g

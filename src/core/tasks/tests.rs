@@ -449,3 +449,40 @@ fn loaded_cycles_fall_back_to_search_and_repair_restores_ranks() {
 fn is_cycle(e: &TaskError) -> bool {
     matches!(e, TaskError::Cycle { .. } | TaskError::SelfLoop { .. })
 }
+
+#[test]
+fn long_chains_and_ids_are_capped_in_messages() {
+    let path: Vec<String> = (0..100_000).rev().map(|i| i.to_string()).collect();
+    let text = ops::wait_chain(&path);
+    assert!(text.len() < 300, "{text}");
+    assert!(text.starts_with("99999 is blocked by 99998, "), "{text}");
+    assert!(text.ends_with("1 is blocked by 0; 100000 tasks in all"), "{text}");
+    assert!(text.contains("… 99991 more steps …"), "{text}");
+    let short: Vec<String> = ["3", "2", "1"].map(String::from).to_vec();
+    assert_eq!(ops::wait_chain(&short), "3 is blocked by 2, 2 is blocked by 1");
+    let long = "é".repeat(100);
+    assert_eq!(ops::short_id(&long), format!("{}…", "é".repeat(32)));
+}
+
+#[test]
+fn detaching_a_much_named_id_keeps_the_index_consistent() {
+    let mut g = chain(3);
+    let star: Vec<String> = (0..500)
+        .map(|_| g.create("s".into(), String::new(), Map::new(), None))
+        .collect();
+    for id in &star {
+        let one = ["1".to_owned()];
+        let req = UpdateRequest {
+            add_blocked_by: Some(&one),
+            ..Default::default()
+        };
+        g.update(id, &req, None).unwrap();
+    }
+    // A task naming the id twice keeps one occurrence.
+    let twice = g.graph.first_slot(&star[0]).unwrap();
+    g.graph.append_edge(twice, Side::BlockedBy, "1");
+    let removed = g.graph.detach(Side::BlockedBy, "1");
+    assert_eq!(removed.len(), 501);
+    assert_eq!(g.graph.dependents("1"), &[twice]);
+    g.graph.assert_consistent();
+}
