@@ -1,9 +1,13 @@
-"""What the performance crates earn: the task core built with and without the `mimalloc`
-feature (mimalloc as the global allocator vs the system allocator), same workloads, ratios.
+"""What each performance crate earns: the task core (`benches/tasks_core.rs`, no Python) built
+with every default feature, then once without each of `mimalloc` (global allocator), `foldhash`
+(hasher of the task maps), `smallvec` (inline edge lists) and `compact_str` (inline ids); same
+workloads, best of five, and the slowdown each crate's absence causes.
 
-Run: `.venv/bin/python benchmarks/bench_crates.py` (two release builds of `benches/tasks_core.rs`;
-PYO3_PYTHON is set to this interpreter). The canonical JSON reader's figure is in bench_tasks.py
-(`--only native`: canonical reader vs serde's general reader on the same tasks).
+Run: `.venv/bin/python benchmarks/bench_crates.py` (five release builds without LTO; PYO3_PYTHON is
+set to this interpreter). The hand-written canonical JSON reader's figure is in bench_tasks.py
+(`--only native`: canonical reader vs serde's general reader on the same tasks). hashbrown is not
+optional: the id index needs its `Equivalent` lookups (a borrowed key of another type) to look an
+id up without building an owned key.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+
+CRATES = ["mimalloc", "foldhash", "smallvec", "compact_str"]
 
 
 def run(features: list[str]) -> dict[str, float]:
@@ -26,11 +32,16 @@ def run(features: list[str]) -> dict[str, float]:
 
 
 def main() -> None:
-    system = run(["--no-default-features"])
-    mimalloc = run([])
-    print(f"{'workload':<18} {'system ms':>10} {'mimalloc ms':>12} {'gain':>6}")
-    for name, secs in mimalloc.items():
-        print(f"{name:<18} {system[name] * 1e3:>10.1f} {secs * 1e3:>12.1f} {system[name] / secs:>5.2f}x")
+    full = run([])
+    without = {
+        crate: run(["--no-default-features", "--features", ",".join(c for c in CRATES if c != crate)])
+        for crate in CRATES
+    }
+    header = "".join(f"{'no ' + c:>16}" for c in CRATES)
+    print(f"{'workload':<18} {'all ms':>8}{header}")
+    for name, secs in full.items():
+        cells = "".join(f"{without[c][name] * 1e3:>9.1f} {without[c][name] / secs:>5.2f}x" for c in CRATES)
+        print(f"{name:<18} {secs * 1e3:>8.1f}{cells}")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,6 @@
 //! The two edge lists every task has, named once for the whole area (the index, the graph and
 //! the update semantics all speak of them).
 
-use smallvec::SmallVec;
-
 use super::ids::Id;
 
 /// Which edge list of a task.
@@ -24,5 +22,10 @@ impl Side {
     }
 }
 
-/// One edge list of a task: usually zero or one id, kept inline.
-pub type Edges = SmallVec<[Id; 1]>;
+/// One edge list of a task: usually zero or one id, kept inline (the `smallvec` feature, on by
+/// default).
+#[cfg(feature = "smallvec")]
+pub type Edges = smallvec::SmallVec<[Id; 1]>;
+/// One edge list of a task.
+#[cfg(not(feature = "smallvec"))]
+pub type Edges = Vec<Id>;

@@ -8,10 +8,10 @@
 use std::collections::BTreeMap;
 
 use super::edges::{Edges, Side};
+use super::hashing::{HashMap, HashSet};
 use super::id_index::{IdIndex, KeyRef, Slots};
 use super::ids::{Id, NumericId, ParsedId, parse_numeric};
 use super::order::{Order, Slot};
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 /// One task as the graph sees it: its id, its two edge lists, and whatever else the owner keeps.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,7 +106,7 @@ impl<P> Graph<P> {
             entries: Vec::new(),
             order: Order::default(),
             ids: IdIndex::default(),
-            extra: HashMap::new(),
+            extra: HashMap::default(),
             numeric: BTreeMap::new(),
             rank: Vec::new(),
             next_rank: 0,
@@ -560,7 +560,7 @@ impl<P> Graph<P> {
             return Ok(());
         }
         // Forward: tasks transitively waiting on `blocked`, ranked below `blocker`.
-        let mut parent: HashMap<Slot, Slot> = HashMap::new();
+        let mut parent: HashMap<Slot, Slot> = HashMap::default();
         parent.insert(blocked, blocked);
         let mut stack = vec![blocked];
         let mut forward = vec![blocked];
@@ -583,7 +583,7 @@ impl<P> Graph<P> {
             }
         }
         // Backward: tasks `blocker` transitively waits on, ranked above `blocked`.
-        let mut seen: HashSet<Slot> = HashSet::new();
+        let mut seen: HashSet<Slot> = HashSet::default();
         seen.insert(blocker);
         let mut stack = vec![blocker];
         let mut backward = vec![blocker];
@@ -617,8 +617,8 @@ impl<P> Graph<P> {
         if from == to {
             return Some(vec![from]);
         }
-        let mut fwd: HashMap<Slot, Slot> = HashMap::new();
-        let mut bwd: HashMap<Slot, Slot> = HashMap::new();
+        let mut fwd: HashMap<Slot, Slot> = HashMap::default();
+        let mut bwd: HashMap<Slot, Slot> = HashMap::default();
         fwd.insert(from, from);
         bwd.insert(to, to);
         let (mut fwd_frontier, mut bwd_frontier) = (vec![from], vec![to]);

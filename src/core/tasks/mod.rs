@@ -9,6 +9,7 @@
 mod canonical;
 pub mod edges;
 pub mod graph;
+mod hashing;
 mod id_index;
 pub mod ids;
 mod json_text;

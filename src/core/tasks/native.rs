@@ -301,8 +301,8 @@ fn load_error<E: std::fmt::Display>(e: &serde_path_to_error::Error<E>) -> LoadEr
 fn node_of(r: TaskRecord) -> Node<TaskData> {
     Node {
         id: r.id,
-        blocks: Edges::from_vec(r.blocks),
-        blocked_by: Edges::from_vec(r.blocked_by),
+        blocks: Edges::from(r.blocks),
+        blocked_by: Edges::from(r.blocked_by),
         payload: TaskData {
             subject: r.subject,
             description: r.description,

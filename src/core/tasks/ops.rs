@@ -11,6 +11,7 @@ use std::fmt;
 
 use super::edges::Side;
 use super::graph::Graph;
+use super::hashing::HashSet;
 use super::ids::Id;
 use super::model::Status;
 use super::order::Slot;
@@ -191,7 +192,7 @@ pub fn locate<P>(g: &Graph<P>, task_id: &str) -> Result<Slot, TaskError> {
 
 fn check_names<P>(g: &Graph<P>, task_id: &str, field: &'static str, ids: &[String]) -> Result<(), TaskError> {
     let mut unknown: Vec<String> = Vec::new();
-    let mut seen = foldhash::HashSet::default();
+    let mut seen = HashSet::default();
     for id in ids {
         if g.first_slot(id).is_none() && seen.insert(id) {
             unknown.push(id.clone());
@@ -288,7 +289,7 @@ fn link<P>(
         for (side, ids) in [(Side::Blocks, add_blocks), (Side::BlockedBy, req.add_blocked_by)] {
             let Some(ids) = ids else { continue };
             // The ids this side already holds (and those added): a set, so 100k ids stay linear.
-            let mut held: foldhash::HashSet<Id> = g.node(slot).edges(side).iter().cloned().collect();
+            let mut held: HashSet<Id> = g.node(slot).edges(side).iter().cloned().collect();
             for id in ids {
                 if held.contains(id.as_str()) {
                     continue;

@@ -1,6 +1,6 @@
 //! Queries AgentScope lacks: ready tasks, a topological order, validation and repair of loaded data.
 
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use super::hashing::{HashMap, HashSet};
 
 use super::edges::{Edges, Side};
 use super::graph::{Graph, Resolver};
@@ -101,7 +101,7 @@ fn kahn(g: &Graph<TaskData>) -> (Vec<Slot>, Vec<Slot>) {
 fn cycles(g: &Graph<TaskData>, left: Vec<Slot>) -> Vec<Vec<Slot>> {
     let left_set: HashSet<Slot> = left.iter().copied().collect();
     // Which walk reached a task (and where on that walk's path it is).
-    let mut reached: HashMap<Slot, (usize, usize)> = HashMap::new();
+    let mut reached: HashMap<Slot, (usize, usize)> = HashMap::default();
     let mut out = Vec::new();
     for (walk, &start) in left.iter().enumerate() {
         if reached.contains_key(&start) {
@@ -198,7 +198,7 @@ impl TaskGraph {
         let g = &self.graph;
         let mut problems = Vec::new();
         // Every (task, id) pair of each side, to ask "does that task list this id" in O(1).
-        let mut listed: [HashSet<(Slot, &str)>; 2] = [HashSet::new(), HashSet::new()];
+        let mut listed: [HashSet<(Slot, &str)>; 2] = [HashSet::default(), HashSet::default()];
         for slot in g.slots() {
             for (i, side) in [Side::Blocks, Side::BlockedBy].into_iter().enumerate() {
                 listed[i].extend(g.node(slot).edges(side).iter().map(|id| (slot, id.as_str())));
@@ -207,11 +207,11 @@ impl TaskGraph {
         for slot in g.slots() {
             let node = g.node(slot);
             for side in [Side::Blocks, Side::BlockedBy] {
-                let mut times: HashMap<&str, usize> = HashMap::new();
+                let mut times: HashMap<&str, usize> = HashMap::default();
                 for other in node.edges(side) {
                     *times.entry(other).or_insert(0) += 1;
                 }
-                let mut seen: HashSet<&str> = HashSet::new();
+                let mut seen: HashSet<&str> = HashSet::default();
                 for other in node.edges(side) {
                     let pair = vec![node.id.to_string(), other.to_string()];
                     let field = side.field();
@@ -325,7 +325,7 @@ impl TaskGraph {
     /// each id.
     pub fn problems_in(records: Vec<TaskRecord>, resolver: Resolver) -> Result<Vec<Problem>, LoadError> {
         let mut problems = Vec::new();
-        let mut first_at: HashMap<Id, usize> = HashMap::new();
+        let mut first_at: HashMap<Id, usize> = HashMap::default();
         let mut kept = Vec::new();
         for (i, record) in records.into_iter().enumerate() {
             if let Some(first) = first_at.get(&record.id) {
