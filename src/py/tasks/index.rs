@@ -35,7 +35,7 @@ use super::text;
 use crate::core::tasks::order::Slot;
 use crate::core::tasks::{Change, Edges, Graph, Id, Node, Side, Status, TaskError, ops};
 use crate::py::convert::{MAX_DEPTH, check_nesting};
-use crate::py::errors::{InvalidInput, reply_text};
+use crate::py::errors::{InvalidInput, StateLoad, reply_text};
 use crate::py::shared::Shared;
 
 /// A call's result: the text and whether it succeeded (False = an ERROR result).
@@ -66,7 +66,7 @@ fn read_ids(list: &Bound<'_, PyAny>, what: impl Fn() -> String) -> PyResult<Edge
 }
 
 fn state_error(message: String) -> PyErr {
-    pyo3::exceptions::PyValueError::new_err(message)
+    StateLoad(message).into()
 }
 
 /// Whether a task's edge list still equals the cached one (no allocation when it does).
