@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import random
 import statistics
 import time
@@ -180,11 +181,112 @@ def best(fn: Callable[[], object], reps: int) -> float:
     return min(out)
 
 
+def once(fn: Callable[[], object]) -> tuple[float, object]:
+    """One run's thread CPU seconds (these sizes take seconds when quadratic) and its result."""
+    gc.collect()
+    t0 = time.thread_time()
+    out = fn()
+    return time.thread_time() - t0, out
+
+
+def chain_dicts(n: int) -> list[dict[str, Any]]:
+    return [t.model_dump() for t in chained_state(n).tasks_context.tasks]
+
+
+def wide_inputs() -> None:
+    """The sizes that were quadratic (issue 13): one task with 100,000 edges, validate() on 30,000
+    edges, validate_state_dict on a 60,000-task star, a cycle refused on a 100,000-task chain."""
+    from planmode.exceptions import CycleError
+
+    print("\nwide inputs (one run each, thread CPU seconds)")
+    g = TaskGraph()
+    for _ in range(100_001):
+        g.create("s", "")
+    secs, _ = once(lambda: g.update("1", add_blocked_by=[str(i) for i in range(2, 100_002)]))
+    print(f"  update(add_blocked_by=100,000 ids)              {secs:8.3f} s")
+    g30 = TaskGraph(chain_dicts(30_001))
+    secs, problems = once(g30.validate)
+    print(f"  validate() on a 30,000-edge chain                {secs:8.3f} s  ({len(problems)} problems)")
+    star = TaskGraph()
+    for _ in range(60_000):
+        star.create("s", "")
+    star.update("1", add_blocks=[str(i) for i in range(2, 60_001)])
+    secs, _ = once(star.validate)
+    print(f"  validate() on a 60,000-task star                 {secs:8.3f} s")
+    state = star.state_dict()
+    secs, _ = once(lambda: TaskGraph.validate_state_dict(state))
+    print(f"  validate_state_dict on a 60,000-task star        {secs:8.3f} s")
+    chain = TaskGraph(chain_dicts(100_000))
+
+    def refuse() -> str:
+        try:
+            chain.update("1", add_blocked_by=["100000"])
+        except CycleError as e:
+            return str(e)
+        raise AssertionError("accepted a cycle")
+
+    secs, message = once(refuse)
+    print(f"  CycleError on a 100,000-task chain               {secs:8.3f} s  (message: {len(str(message)):,} bytes)")
+    cyclic = chain_dicts(100_000)
+    cyclic[0]["blocked_by"] = ["100000"]
+    secs, found = once(lambda: TaskGraph.validate_state_dict({"tasks": cyclic}))
+    longest = max(len(p["message"]) for p in found)  # type: ignore[attr-defined]
+    print(f"  validate_state_dict, a 100,000-task cycle        {secs:8.3f} s  (message: {longest:,} bytes)")
+
+
+def index_memory(n: int) -> None:
+    """RSS growth of n AgentScope Tasks, then of planmode's index over them (one TaskGet builds it)."""
+    import subprocess
+    import sys
+
+    code = f"""
+import gc, sys
+sys.path.insert(0, {str(__file__.rsplit("/", 1)[0])!r})
+from bench_tasks import chained_state, run
+import planmode.agentscope as ours
+def rss():
+    gc.collect()
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+run(ours.TaskGet()(_agent_state=chained_state(1_000), task_id="1"))  # warm up imports and the allocator
+base = rss()
+state = chained_state({n})
+tasks = rss() - base
+run(ours.TaskGet()(_agent_state=state, task_id="1"))
+index = rss() - base - tasks
+print(tasks, index)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    tasks, index = int(out[0]), int(out[1])
+    print(
+        f"  {n:,} chained tasks: AgentScope's list {tasks / n:,.0f} B/task, planmode's index "
+        f"{index / n:,.0f} B/task (+{100 * index / tasks:.0f} %)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 1_000, 10_000])
     parser.add_argument("--calls", type=int, default=400, help="timed calls per operation and size")
+    parser.add_argument(
+        "--only", choices=["calls", "native", "wide", "memory"], help="run one section (default: all)"
+    )
     args = parser.parse_args()
+    if args.only in (None, "calls"):
+        calls_section(args.sizes, args.calls)
+    if args.only in (None, "native"):
+        native_section()
+    if args.only in (None, "wide"):
+        wide_inputs()
+    if args.only in (None, "memory"):
+        print("\nmemory of the Task tools' index (RSS growth, a fresh process per size)")
+        for n in (10_000, 100_000):
+            index_memory(n)
+
+
+def calls_section(sizes: list[int], calls_per_op: int) -> None:
+    """Per-call medians of every Task tool at each size, AgentScope's and ours."""
+    args = argparse.Namespace(sizes=sizes, calls=calls_per_op)
 
     ours_at: dict[tuple[str, int], float] = {}
     print(f"{'operation':<12} {'n':>7} {'AgentScope µs':>14} {'planmode µs':>12} {'speed-up':>9}")
@@ -204,6 +306,10 @@ def main() -> None:
         for name in ("create", "link (new)", "link (pair)", "get", "complete"):
             print(f"  {name:<12} {ours_at[name, 10_000] / ours_at[name, 10]:.2f}x")
 
+
+
+def native_section() -> None:
+    """The native TaskGraph: a 100,000-task build, and JSON / state-dict round trips."""
     print("\nnative TaskGraph")
     print(f"  100,000 tasks created, chained and completed: {native(100_000):.3f} s")
     g = TaskGraph.from_state_dict(chained_state(10_000).tasks_context.model_dump())
@@ -217,6 +323,12 @@ def main() -> None:
     print(f"  JSON round trip, 10,000 tasks: TaskGraph to_json+from_json {mine * 1e3:.2f} ms")
     print(f"    pydantic TaskContext model_dump_json+model_validate_json {pyd_json * 1e3:.2f} ms ({pyd_json / mine:.1f}x)")
     print(f"    pydantic TaskContext model_dump+model_validate           {pyd_py * 1e3:.2f} ms ({pyd_py / mine:.1f}x)")
+    # The hand-written reader takes the canonical layout; the same tasks with spaces after the
+    # separators go through serde's general reader: what the fast reader earns.
+    spaced = json.dumps(json.loads(js), ensure_ascii=False, separators=(", ", ": "))
+    fast = best(lambda: TaskGraph.from_json(js), 20)
+    general = best(lambda: TaskGraph.from_json(spaced), 20)
+    print(f"  from_json, 10,000 tasks: canonical reader {fast * 1e3:.2f} ms, serde's general reader {general * 1e3:.2f} ms ({general / fast:.1f}x)")
     sd = best(lambda: TaskGraph.from_state_dict(g.state_dict()), 5)
     print(f"  state_dict()+from_state_dict(), 10,000 tasks: {sd * 1e3:.2f} ms ({pyd_py / sd:.1f}x vs pydantic dump+validate)")
 

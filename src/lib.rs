@@ -9,6 +9,8 @@ pub mod py;
 
 /// mimalloc instead of the system allocator: loading a task graph makes ~10 small allocations
 /// per task, and glibc's malloc/free was most of `TaskGraph.from_json`'s time.
+/// (`benchmarks/bench_crates.py` prints the figure; the `mimalloc` feature, on by default.)
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -137,7 +137,7 @@ def test_refusals_are_atomic_and_name_the_problem() -> None:
         g.update("1", status="done")
     with pytest.raises(InvalidInputError, match="add_blocks must be a list of task ids, got str"):
         g.update("1", add_blocks="2")
-    with pytest.raises(InvalidInputError, match="metadata: NaN is not a valid JSON number"):
+    with pytest.raises(InvalidInputError, match="metadata.x: NaN is not a valid JSON number"):
         g.update("1", metadata={"x": math.nan})
     with pytest.raises(InvalidInputError, match="subject must be a string, got int"):
         g.create(5, "d")  # type: ignore[arg-type]

@@ -46,7 +46,7 @@ from typing import Any, ClassVar, final
 
 @final
 class TaskGraph:
-    """A task graph with AgentScope's task semantics, held in Rust."""
+    """A task graph with AgentScope's task semantics, held in Rust; safe to share between threads."""
 
     __hash__: ClassVar[None]  # type: ignore[assignment]
     def __new__(cls, tasks: builtins.list[dict[str, Any]] | None = None) -> TaskGraph: ...
@@ -97,7 +97,7 @@ class TaskGraph:
 
 @final
 class TaskStateIndex:
-    """The index behind the AgentScope Task tools (one per tasks_context)."""
+    """The index behind the AgentScope Task tools (one per tasks_context); safe to share between threads."""
 
     def __new__(cls, task_type: Any) -> TaskStateIndex: ...
     def __reduce__(self) -> tuple[Any, tuple[Any]]: ...

@@ -3,7 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
-use super::exceptions::InvalidInputError;
+use super::errors::InvalidInput;
 use crate::core::shell::{self, Dialect, Verdict};
 
 /// Whether a shell command line is provably read-only, and why.
@@ -102,14 +102,10 @@ fn py_str_repr(s: &str) -> String {
 fn classify_shell(py: Python<'_>, command: &Bound<'_, PyAny>, dialect: &str) -> PyResult<PyShellVerdict> {
     let Ok(text) = command.cast::<PyString>() else {
         let type_name = command.get_type().name()?;
-        return Err(InvalidInputError::new_err(format!(
-            "command must be a str, not {type_name}"
-        )));
+        return Err(InvalidInput(format!("command must be a str, not {type_name}")).into());
     };
     let Some(dialect) = Dialect::from_name(dialect) else {
-        return Err(InvalidInputError::new_err(format!(
-            "dialect must be 'sh' or 'bash', not {dialect:?}"
-        )));
+        return Err(InvalidInput(format!("dialect must be 'sh' or 'bash', not {dialect:?}")).into());
     };
     let verdict = match text.to_str() {
         Ok(command) => py.detach(|| shell::classify_as(command, dialect)),

@@ -10,9 +10,11 @@ that closes a cycle with an ERROR result and changes nothing.
 
 The list stays the truth. Each context gets a :class:`planmode._core.TaskStateIndex` that is
 checked in O(1) before every call (same list, same length, same last task, and the identity,
-id and edge lists of every task the call touches) and rebuilt when that check fails; all other
-fields are read from the ``Task`` objects at call time. Call :func:`resync_tasks` after direct
-edits the check cannot see (see ``docs/tasks.md``).
+id and edge lists of every task the call touches) and rebuilt when that check fails; a call that
+adds an edge first re-checks every task's identity, id and ``blocked_by`` (one pass), so every
+cycle is refused whatever was edited directly. All other fields are read from the ``Task``
+objects at call time. Call :func:`resync_tasks` after direct edits the other calls cannot see
+(see ``docs/tasks.md``). The index is safe to share between threads: calls take turns.
 """
 
 from __future__ import annotations
@@ -75,7 +77,8 @@ def resync_tasks(state: AgentState) -> None:
 
     Only needed after direct edits the O(1) check cannot see: replacing an item in place
     without changing the list's length, renaming a task the next call does not touch, or
-    editing the edge list of a task the next call does not touch.
+    editing the edge list of a task the next completion or deletion does not touch. (A call
+    that adds an edge re-checks every task first, so cycles are refused without it.)
     """
     _index_of(state.tasks_context).invalidate()
 

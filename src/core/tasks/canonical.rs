@@ -11,7 +11,8 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::graph::{Edges, Graph, Node, Resolver};
+use super::edges::Edges;
+use super::graph::{Graph, Node, Resolver};
 use super::ids::Id;
 use super::json_text::plain_len;
 use super::model::{Status, TaskData, TaskState};

@@ -7,31 +7,11 @@
 
 use std::collections::BTreeMap;
 
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
-use smallvec::SmallVec;
-
-use super::id_index::{IdIndex, KeyRef};
+use super::edges::{Edges, Side};
+use super::hashing::{HashMap, HashSet};
+use super::id_index::{IdIndex, KeyRef, Slots};
 use super::ids::{Id, NumericId, ParsedId, parse_numeric};
 use super::order::{Order, Slot};
-
-/// Which edge list of a task.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    /// `blocks`: the ids of the tasks this one blocks.
-    Blocks,
-    /// `blocked_by`: the ids of the tasks this one waits on.
-    BlockedBy,
-}
-
-impl Side {
-    /// The field name, as in AgentScope's `Task`.
-    pub fn field(self) -> &'static str {
-        match self {
-            Side::Blocks => "blocks",
-            Side::BlockedBy => "blocked_by",
-        }
-    }
-}
 
 /// One task as the graph sees it: its id, its two edge lists, and whatever else the owner keeps.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,9 +42,6 @@ impl<P> Node<P> {
         }
     }
 }
-
-/// One edge list of a task: usually zero or one id, kept inline.
-pub type Edges = SmallVec<[Id; 1]>;
 
 /// Decides what Python's `int(id)` makes of ids with non-ASCII characters (see [`ParsedId::NeedsHost`]).
 pub type Resolver = fn(&str) -> Option<NumericId>;
@@ -129,7 +106,7 @@ impl<P> Graph<P> {
             entries: Vec::new(),
             order: Order::default(),
             ids: IdIndex::default(),
-            extra: HashMap::new(),
+            extra: HashMap::default(),
             numeric: BTreeMap::new(),
             rank: Vec::new(),
             next_rank: 0,
@@ -413,6 +390,35 @@ impl<P> Graph<P> {
         true
     }
 
+    /// Removes the first occurrence of `id` from the `side` list of every task that names it
+    /// and returns those tasks in slot order; linear in how often `id` is named.
+    pub fn detach(&mut self, side: Side, id: &str) -> Vec<Slot> {
+        let key = KeyRef::of(id);
+        let mut naming: Vec<Slot> = match self.ids.get(key) {
+            Some(used) => match side {
+                Side::Blocks => used.blockers.to_vec(),
+                Side::BlockedBy => used.dependents.to_vec(),
+            },
+            None => return Vec::new(),
+        };
+        naming.sort_unstable();
+        let mut removed = Vec::new();
+        let mut still = Slots::new();
+        for run in naming.chunk_by(|a, b| a == b) {
+            let edges = self.entry_mut(run[0]).node.edges_mut(side);
+            match edges.iter().position(|e| e == id) {
+                Some(p) => {
+                    edges.remove(p);
+                    removed.push(run[0]);
+                    still.extend_from_slice(&run[1..]);
+                }
+                None => still.extend_from_slice(run),
+            }
+        }
+        self.ids.update(key, |used| *used.named_by(side) = still);
+        removed
+    }
+
     /// Undoes the last [`Graph::append_edge`] on this list.
     pub fn pop_edge(&mut self, slot: Slot, side: Side) {
         if let Some(id) = self.entry_mut(slot).node.edges_mut(side).pop() {
@@ -554,7 +560,7 @@ impl<P> Graph<P> {
             return Ok(());
         }
         // Forward: tasks transitively waiting on `blocked`, ranked below `blocker`.
-        let mut parent: HashMap<Slot, Slot> = HashMap::new();
+        let mut parent: HashMap<Slot, Slot> = HashMap::default();
         parent.insert(blocked, blocked);
         let mut stack = vec![blocked];
         let mut forward = vec![blocked];
@@ -577,7 +583,7 @@ impl<P> Graph<P> {
             }
         }
         // Backward: tasks `blocker` transitively waits on, ranked above `blocked`.
-        let mut seen: HashSet<Slot> = HashSet::new();
+        let mut seen: HashSet<Slot> = HashSet::default();
         seen.insert(blocker);
         let mut stack = vec![blocker];
         let mut backward = vec![blocker];
@@ -611,8 +617,8 @@ impl<P> Graph<P> {
         if from == to {
             return Some(vec![from]);
         }
-        let mut fwd: HashMap<Slot, Slot> = HashMap::new();
-        let mut bwd: HashMap<Slot, Slot> = HashMap::new();
+        let mut fwd: HashMap<Slot, Slot> = HashMap::default();
+        let mut bwd: HashMap<Slot, Slot> = HashMap::default();
         fwd.insert(from, from);
         bwd.insert(to, to);
         let (mut fwd_frontier, mut bwd_frontier) = (vec![from], vec![to]);

@@ -8,14 +8,19 @@
 use std::hash::{Hash, Hasher};
 
 use hashbrown::Equivalent;
-use smallvec::SmallVec;
 
-use super::graph::Side;
+use super::edges::Side;
+use super::hashing::State;
 use super::ids::Id;
 use super::order::Slot;
 
-/// The slots that name one id in an edge list (usually one or two: stored inline).
-pub type Slots = SmallVec<[Slot; 2]>;
+/// The slots that name one id in an edge list (usually one or two: stored inline with the
+/// `smallvec` feature, on by default).
+#[cfg(feature = "smallvec")]
+pub type Slots = smallvec::SmallVec<[Slot; 2]>;
+/// The slots that name one id in an edge list.
+#[cfg(not(feature = "smallvec"))]
+pub type Slots = Vec<Slot>;
 
 /// Everything the index knows about one id.
 #[derive(Clone, Debug, Default)]
@@ -53,7 +58,7 @@ pub struct IdIndex {
     /// Plain decimal ids `0..dense.len()`, by value (every such id lives here, never below).
     dense: Vec<IdUse>,
     /// Every other id.
-    sparse: hashbrown::HashMap<Key, IdUse, foldhash::fast::RandomState>,
+    sparse: hashbrown::HashMap<Key, IdUse, State>,
     /// How many keys of `sparse` are plain decimal values.
     sparse_values: usize,
 }

@@ -4,9 +4,13 @@
 
 use std::cmp::Ordering;
 
-/// A task id as stored: inline up to 24 bytes, so AgentScope's numeric ids never allocate and
-/// copying one into an index costs no allocation.
+/// A task id as stored: inline up to 24 bytes (the `compact_str` feature, on by default), so
+/// AgentScope's numeric ids never allocate and copying one into an index costs no allocation.
+#[cfg(feature = "compact_str")]
 pub type Id = compact_str::CompactString;
+/// A task id as stored.
+#[cfg(not(feature = "compact_str"))]
+pub type Id = String;
 
 /// A non-negative integer id value of any size, ordered numerically (no allocation up to 38 digits).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

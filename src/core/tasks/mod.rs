@@ -7,7 +7,9 @@
 //!   what AgentScope lacks (ready tasks, topological order, validate/repair, Mermaid/DOT).
 
 mod canonical;
+pub mod edges;
 pub mod graph;
+mod hashing;
 mod id_index;
 pub mod ids;
 mod json_text;
@@ -23,7 +25,8 @@ mod json_tests;
 #[cfg(test)]
 mod tests;
 
-pub use graph::{Edges, Graph, Node, Side};
+pub use edges::{Edges, Side};
+pub use graph::{Graph, Node};
 pub use ids::Id;
 pub use model::{ContextRecord, Status, TaskData, TaskRecord, TaskState};
 pub use native::{LoadError, TaskGraph, UpdateReport};

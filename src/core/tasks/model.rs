@@ -168,7 +168,7 @@ pub fn random_id() -> Id {
     let bits = (u128::from(half(1)) << 64) | u128::from(half(2));
     // Version 4, variant 1 bits, as uuid4 has them.
     let bits = (bits & !(0xf << 76) & !(0x3 << 62)) | (0x4 << 76) | (0x2 << 62);
-    compact_str::format_compact!("{bits:032x}")
+    Id::from(format!("{bits:032x}"))
 }
 
 #[cfg(test)]

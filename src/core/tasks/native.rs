@@ -3,11 +3,13 @@
 use serde_json::{Map, Value};
 
 use super::canonical;
-use super::graph::{Edges, Graph, Node, Resolver};
+use super::edges::Edges;
+use super::graph::{Graph, Node, Resolver};
 use super::ids::Id;
 use super::json_text::write_str;
 use super::model::{ContextRecord, TaskData, TaskRecord, TaskState, now_iso};
 use super::ops::{self, TaskError, UpdateRequest};
+use crate::core::nesting::{MAX_DEPTH, Step, too_deep, too_deep_message};
 
 /// Why saved data could not be loaded; the target graph was left as it was.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -157,8 +159,27 @@ impl TaskGraph {
         Self::checked(Graph::from_nodes(records.into_iter().map(node_of), resolver))
     }
 
-    /// Accepts a freshly loaded index unless it holds duplicate ids.
+    /// Accepts a freshly loaded index unless it holds duplicate ids or metadata nested deeper
+    /// than [`MAX_DEPTH`].
     fn checked(graph: Graph<TaskData>) -> Result<Self, LoadError> {
+        for (i, node) in graph.nodes().enumerate() {
+            let metadata = &node.payload.metadata;
+            if metadata.is_empty() {
+                continue;
+            }
+            let found = metadata.iter().find_map(|(k, v)| {
+                too_deep(v, MAX_DEPTH - 1).map(|mut steps| {
+                    steps.insert(0, Step::Key(k.clone()));
+                    steps
+                })
+            });
+            if let Some(steps) = found {
+                return Err(LoadError(too_deep_message(
+                    &format!("tasks[{i}].metadata"),
+                    &steps,
+                )));
+            }
+        }
         if let Some(id) = graph.duplicate_ids().first() {
             let at: Vec<String> = graph
                 .all_slots(id)
@@ -280,8 +301,8 @@ fn load_error<E: std::fmt::Display>(e: &serde_path_to_error::Error<E>) -> LoadEr
 fn node_of(r: TaskRecord) -> Node<TaskData> {
     Node {
         id: r.id,
-        blocks: Edges::from_vec(r.blocks),
-        blocked_by: Edges::from_vec(r.blocked_by),
+        blocks: Edges::from(r.blocks),
+        blocked_by: Edges::from(r.blocked_by),
         payload: TaskData {
             subject: r.subject,
             description: r.description,

@@ -6,9 +6,12 @@
 //! can replay exactly the same edits. Scalar fields (subject, description, owner, status,
 //! metadata) belong to the owner: [`UpdateOutcome::fields`] says which ones to set.
 
+use std::borrow::Cow;
 use std::fmt;
 
-use super::graph::{Graph, Side};
+use super::edges::Side;
+use super::graph::Graph;
+use super::hashing::HashSet;
 use super::ids::Id;
 use super::model::Status;
 use super::order::Slot;
@@ -45,31 +48,22 @@ pub enum TaskError {
     Ambiguous { ids: Vec<String> },
 }
 
-impl TaskError {
-    /// A short class name for the error (`TaskNotFoundError`, `CycleError`, `InvalidInputError`).
-    pub fn kind(&self) -> &'static str {
-        match self {
-            TaskError::NotFound { .. } => "TaskNotFoundError",
-            TaskError::SelfLoop { .. } | TaskError::Cycle { .. } => "CycleError",
-            TaskError::UnknownIds { .. } | TaskError::Ambiguous { .. } => "InvalidInputError",
-        }
-    }
-}
-
 impl fmt::Display for TaskError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TaskError::NotFound { id } => write!(f, "The task (id={id}) does not exist."),
             TaskError::UnknownIds { task_id, field, ids } => write!(
                 f,
-                "{field} names task id(s) that do not exist: {}. The task (id={task_id}) was not changed; \
+                "{field} names task id(s) that do not exist: {}. The task (id={}) was not changed; \
                  create those tasks first or check the ids with TaskList.",
-                short_list(ids)
+                short_list(ids),
+                short_id(task_id)
             ),
             TaskError::SelfLoop { task_id, field } => write!(
                 f,
-                "the task (id={task_id}) cannot block itself ({field} names its own id). \
-                 The task was not changed."
+                "the task (id={}) cannot block itself ({field} names its own id). \
+                 The task was not changed.",
+                short_id(task_id)
             ),
             TaskError::Cycle {
                 blocker,
@@ -79,15 +73,14 @@ impl fmt::Display for TaskError {
                 f,
                 "making task {blocker} block task {blocked} would close a dependency cycle: task {blocker} \
                  already waits on task {blocked} ({}). Nothing was changed.",
-                path.windows(2)
-                    .map(|w| format!("{} is blocked by {}", w[0], w[1]))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                wait_chain(path),
+                blocker = short_id(blocker),
+                blocked = short_id(blocked),
             ),
             TaskError::Ambiguous { ids } => write!(
                 f,
                 "more than one task has the id {}; remove or rename the duplicates first. Nothing was changed.",
-                ids.join(", ")
+                short_list(ids)
             ),
         }
     }
@@ -98,12 +91,46 @@ impl std::error::Error for TaskError {}
 /// `a, b, c`, or the first ten and how many more (an error text must stay readable).
 fn short_list(ids: &[String]) -> String {
     const SHOWN: usize = 10;
-    let head = ids[..ids.len().min(SHOWN)].join(", ");
+    let head: Vec<Cow<'_, str>> = ids.iter().take(SHOWN).map(|id| short_id(id)).collect();
+    let head = head.join(", ");
     if ids.len() > SHOWN {
         format!("{head} and {} more", ids.len() - SHOWN)
     } else {
         head
     }
+}
+
+/// An id as an error text shows it: at most 64 bytes (cut at a character boundary, then `…`).
+pub fn short_id(id: &str) -> Cow<'_, str> {
+    const MAX: usize = 64;
+    if id.len() <= MAX {
+        return Cow::Borrowed(id);
+    }
+    let mut end = MAX;
+    while !id.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}…", &id[..end]))
+}
+
+/// `a is blocked by b, b is blocked by c, …` for a chain of waits, capped so that a long chain
+/// cannot flood the model: the first and last four steps and how many lie between.
+pub fn wait_chain(path: &[String]) -> String {
+    const END: usize = 4;
+    let steps = path.len().saturating_sub(1);
+    let step = |i: usize| format!("{} is blocked by {}", short_id(&path[i]), short_id(&path[i + 1]));
+    if steps <= 2 * END + 1 {
+        return (0..steps).map(step).collect::<Vec<_>>().join(", ");
+    }
+    let head: Vec<String> = (0..END).map(step).collect();
+    let tail: Vec<String> = (steps - END..steps).map(step).collect();
+    format!(
+        "{}, … {} more steps …, {}; {} tasks in all",
+        head.join(", "),
+        steps - 2 * END,
+        tail.join(", "),
+        path.len()
+    )
 }
 
 /// The arguments of one `TaskUpdate` call (AgentScope's names and truthiness rules).
@@ -165,7 +192,7 @@ pub fn locate<P>(g: &Graph<P>, task_id: &str) -> Result<Slot, TaskError> {
 
 fn check_names<P>(g: &Graph<P>, task_id: &str, field: &'static str, ids: &[String]) -> Result<(), TaskError> {
     let mut unknown: Vec<String> = Vec::new();
-    let mut seen = foldhash::HashSet::default();
+    let mut seen = HashSet::default();
     for id in ids {
         if g.first_slot(id).is_none() && seen.insert(id) {
             unknown.push(id.clone());
@@ -187,11 +214,26 @@ fn check_names<P>(g: &Graph<P>, task_id: &str, field: &'static str, ids: &[Strin
     ambiguous(g, ids)
 }
 
-/// AgentScope's `_update_block_relation(blocker, blocked)`, refusing an edge that closes a cycle.
-fn relate<P>(g: &mut Graph<P>, blocker: Slot, blocked: Slot, log: &mut Vec<Change>) -> Result<(), TaskError> {
+/// AgentScope's `_update_block_relation` for an id that `side` of the task in `slot` does not
+/// hold yet: links both directions, refusing an edge that closes a cycle. Only the other task's
+/// list is searched, so a long request stays linear in its length.
+fn relate<P>(
+    g: &mut Graph<P>,
+    slot: Slot,
+    side: Side,
+    other: Slot,
+    log: &mut Vec<Change>,
+) -> Result<(), TaskError> {
+    let (blocker, blocked) = match side {
+        Side::Blocks => (slot, other),
+        Side::BlockedBy => (other, slot),
+    };
     let blocker_id = g.node(blocker).id.clone();
     let blocked_id = g.node(blocked).id.clone();
-    let new_wait = !g.node(blocked).blocked_by.contains(&blocker_id);
+    let (new_wait, new_block) = match side {
+        Side::Blocks => (!g.node(other).blocked_by.contains(&blocker_id), true),
+        Side::BlockedBy => (true, !g.node(other).blocks.contains(&blocked_id)),
+    };
     if new_wait && let Err(path) = g.order_wait(blocker, blocked) {
         let path = path.into_iter().map(|s| g.node(s).id.to_string()).collect();
         return Err(TaskError::Cycle {
@@ -200,7 +242,7 @@ fn relate<P>(g: &mut Graph<P>, blocker: Slot, blocked: Slot, log: &mut Vec<Chang
             path,
         });
     }
-    if !g.node(blocker).blocks.contains(&blocked_id) {
+    if new_block {
         g.append_edge(blocker, Side::Blocks, &blocked_id);
         log.push(Change::Append {
             slot: blocker,
@@ -246,22 +288,19 @@ fn link<P>(
     let result = (|| {
         for (side, ids) in [(Side::Blocks, add_blocks), (Side::BlockedBy, req.add_blocked_by)] {
             let Some(ids) = ids else { continue };
-            let new: Vec<&String> = ids
-                .iter()
-                .filter(|id| !g.node(slot).edges(side).iter().any(|e| e == id.as_str()))
-                .collect();
-            let any_new = !new.is_empty();
-            match side {
-                Side::Blocks => added.0 = any_new,
-                Side::BlockedBy => added.1 = any_new,
-            }
-            for id in new {
+            // The ids this side already holds (and those added): a set, so 100k ids stay linear.
+            let mut held: HashSet<Id> = g.node(slot).edges(side).iter().cloned().collect();
+            for id in ids {
+                if held.contains(id.as_str()) {
+                    continue;
+                }
+                match side {
+                    Side::Blocks => added.0 = true,
+                    Side::BlockedBy => added.1 = true,
+                }
                 let other = g.first_slot(id).expect("checked");
-                let (blocker, blocked) = match side {
-                    Side::Blocks => (slot, other),
-                    Side::BlockedBy => (other, slot),
-                };
-                relate(g, blocker, blocked, log)?;
+                relate(g, slot, side, other, log)?;
+                held.insert(Id::from(id.as_str()));
             }
         }
         Ok(())
@@ -278,20 +317,12 @@ fn link<P>(
 
 /// Removes `id` from one edge list of every task that names it (first occurrence per task).
 fn detach<P>(g: &mut Graph<P>, id: &str, side: Side, log: &mut Vec<Change>) {
-    let mut slots = match side {
-        Side::Blocks => g.blockers(id).to_vec(),
-        Side::BlockedBy => g.dependents(id).to_vec(),
-    };
-    slots.sort_unstable();
-    slots.dedup();
-    for slot in slots {
-        if g.remove_edge(slot, side, id) {
-            log.push(Change::Remove {
-                slot,
-                side,
-                id: id.into(),
-            });
-        }
+    for slot in g.detach(side, id) {
+        log.push(Change::Remove {
+            slot,
+            side,
+            id: id.into(),
+        });
     }
 }
 

@@ -1,12 +1,13 @@
 //! Queries AgentScope lacks: ready tasks, a topological order, validation and repair of loaded data.
 
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use super::hashing::{HashMap, HashSet};
 
-use super::graph::{Edges, Graph, Resolver, Side};
+use super::edges::{Edges, Side};
+use super::graph::{Graph, Resolver};
 use super::ids::{Id, compare_ids};
 use super::model::{TaskData, TaskRecord, TaskState};
 use super::native::{LoadError, TaskGraph};
-use super::ops::TaskError;
+use super::ops::{TaskError, wait_chain};
 use super::order::Slot;
 
 /// The kind of a problem [`TaskGraph::validate`] finds.
@@ -93,43 +94,43 @@ fn kahn(g: &Graph<TaskData>) -> (Vec<Slot>, Vec<Slot>) {
     g.kahn_by(|slot| ById { graph: g, slot })
 }
 
-/// Finds one cycle among `left` (every left-over task waits on another left-over task).
-fn find_cycle(g: &Graph<TaskData>, left: &HashSet<Slot>, start: Slot) -> Vec<Slot> {
-    let mut path = vec![start];
-    let mut at = start;
-    loop {
-        let next = g
-            .prerequisites(at)
-            .into_iter()
-            .find(|s| left.contains(s))
-            .expect("left-over tasks wait");
-        if let Some(p) = path.iter().position(|s| *s == next) {
-            let mut cycle = path.split_off(p);
-            cycle.push(next);
-            return cycle;
-        }
-        path.push(next);
-        at = next;
-    }
-}
-
 /// The cycles behind the left-over tasks of [`kahn`], one per region, each as a closed walk.
+/// Every left-over task waits on another left-over task, so walking from one always closes a
+/// loop; a walk that runs into an earlier walk's tasks finds nothing new. Each task is walked
+/// once, so this is linear in the left-over tasks and their edges.
 fn cycles(g: &Graph<TaskData>, left: Vec<Slot>) -> Vec<Vec<Slot>> {
     let left_set: HashSet<Slot> = left.iter().copied().collect();
-    let mut covered: HashSet<Slot> = HashSet::new();
+    // Which walk reached a task (and where on that walk's path it is).
+    let mut reached: HashMap<Slot, (usize, usize)> = HashMap::default();
     let mut out = Vec::new();
-    for slot in left {
-        if covered.contains(&slot) {
+    for (walk, &start) in left.iter().enumerate() {
+        if reached.contains_key(&start) {
             continue;
         }
-        let cycle = find_cycle(g, &left_set, slot);
-        if cycle.iter().any(|s| covered.contains(s)) {
-            covered.insert(slot);
-            continue;
+        let mut path = vec![start];
+        reached.insert(start, (walk, 0));
+        let mut at = start;
+        loop {
+            let next = g
+                .prerequisites(at)
+                .into_iter()
+                .find(|s| left_set.contains(s))
+                .expect("left-over tasks wait");
+            match reached.get(&next) {
+                Some(&(w, p)) if w == walk => {
+                    let mut cycle = path.split_off(p);
+                    cycle.push(next);
+                    out.push(cycle);
+                    break;
+                }
+                Some(_) => break,
+                None => {
+                    reached.insert(next, (walk, path.len()));
+                    path.push(next);
+                    at = next;
+                }
+            }
         }
-        covered.extend(cycle.iter().copied());
-        covered.insert(slot);
-        out.push(cycle);
     }
     out
 }
@@ -140,10 +141,7 @@ fn ids(g: &Graph<TaskData>, slots: &[Slot]) -> Vec<String> {
 
 fn cycle_problem(g: &Graph<TaskData>, cycle: &[Slot]) -> Problem {
     let ids = ids(g, cycle);
-    let message = format!(
-        "tasks wait on each other in a cycle: {} (each is blocked by the next)",
-        ids.join(" -> ")
-    );
+    let message = format!("tasks wait on each other in a cycle: {}", wait_chain(&ids));
     Problem::new(ProblemKind::Cycle, ids, message)
 }
 
@@ -199,17 +197,28 @@ impl TaskGraph {
     pub fn validate(&self) -> Vec<Problem> {
         let g = &self.graph;
         let mut problems = Vec::new();
+        // Every (task, id) pair of each side, to ask "does that task list this id" in O(1).
+        let mut listed: [HashSet<(Slot, &str)>; 2] = [HashSet::default(), HashSet::default()];
+        for slot in g.slots() {
+            for (i, side) in [Side::Blocks, Side::BlockedBy].into_iter().enumerate() {
+                listed[i].extend(g.node(slot).edges(side).iter().map(|id| (slot, id.as_str())));
+            }
+        }
         for slot in g.slots() {
             let node = g.node(slot);
             for side in [Side::Blocks, Side::BlockedBy] {
-                let mut seen: HashSet<&str> = HashSet::new();
+                let mut times: HashMap<&str, usize> = HashMap::default();
+                for other in node.edges(side) {
+                    *times.entry(other).or_insert(0) += 1;
+                }
+                let mut seen: HashSet<&str> = HashSet::default();
                 for other in node.edges(side) {
                     let pair = vec![node.id.to_string(), other.to_string()];
                     let field = side.field();
                     if !seen.insert(other) {
                         continue; // a repeated id is reported once, at its first occurrence
                     }
-                    if node.edges(side).iter().filter(|e| *e == other).count() > 1 {
+                    if times[other.as_str()] > 1 {
                         let message = format!("task {} lists {other} more than once in {field}", node.id);
                         problems.push(Problem::new(ProblemKind::DuplicateEdge, pair.clone(), message));
                     }
@@ -223,13 +232,10 @@ impl TaskGraph {
                         problems.push(Problem::new(ProblemKind::DanglingEdge, pair, message));
                         continue;
                     };
-                    let target = g.node(target);
+                    let lists = |side: usize| listed[side].contains(&(target, node.id.as_str()));
                     let one_sided = match side {
-                        Side::Blocks => {
-                            node.payload.state != TaskState::Completed
-                                && !target.blocked_by.contains(&node.id)
-                        }
-                        Side::BlockedBy => !target.blocks.contains(&node.id),
+                        Side::Blocks => node.payload.state != TaskState::Completed && !lists(1),
+                        Side::BlockedBy => !lists(0),
                     };
                     if one_sided {
                         let (other_field, verb) = match side {
@@ -319,7 +325,7 @@ impl TaskGraph {
     /// each id.
     pub fn problems_in(records: Vec<TaskRecord>, resolver: Resolver) -> Result<Vec<Problem>, LoadError> {
         let mut problems = Vec::new();
-        let mut first_at: HashMap<Id, usize> = HashMap::new();
+        let mut first_at: HashMap<Id, usize> = HashMap::default();
         let mut kept = Vec::new();
         for (i, record) in records.into_iter().enumerate() {
             if let Some(first) = first_at.get(&record.id) {

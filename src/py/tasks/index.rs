@@ -1,8 +1,8 @@
 //! `TaskStateIndex`: the Rust index behind `planmode.agentscope`'s Task tools.
 //!
 //! The truth is the agent's `tasks_context.tasks` list of AgentScope `Task` objects; the index
-//! maps ids to those objects and keeps both edge directions, so a call costs the same at 10 or
-//! 10,000 tasks. Before each call it checks, in O(1) amortised:
+//! maps ids to those objects and keeps both edge directions. Before each call it checks, in O(1)
+//! amortised:
 //!
 //! - that it indexes the same list object, of the same length, whose last item is the object
 //!   it expects (appends are then indexed incrementally; anything else rebuilds the index);
@@ -12,10 +12,18 @@
 //!   that task's `blocks` / `blocked_by`;
 //! - an id it does not know triggers a rebuild before it is reported as unknown.
 //!
-//! Every other field is read from the `Task` object at call time. Not detected (call
-//! `planmode.agentscope.resync_tasks(state)` after such edits): replacing an untouched item in
-//! place while keeping the length, renaming an untouched task to a larger numeric id, or editing
-//! an untouched task's edge list so that it names a task the call touches.
+//! A call that may add an edge also checks every task's identity, id and `blocked_by` (one
+//! pass, [`Indexed::verify_waits`]): a cycle can close through any task, edited directly or
+//! not, and no O(1) check can see an edit made in place to a Python list (nor a task renamed
+//! or replaced so that it shares the id of the blocker). So every cycle is refused, at a cost
+//! linear in the number of tasks (about 0.1 µs per task) for those calls only.
+//!
+//! Every other field is read from the `Task` object at call time. Not detected by the other
+//! calls (call `planmode.agentscope.resync_tasks(state)` after such edits): replacing an
+//! untouched item in place while keeping the length, renaming an untouched task to a larger
+//! numeric id, or editing an untouched task's edge list so that it names a task the call touches.
+//!
+//! The index is shared safely between threads: calls on one index take turns ([`Shared`]).
 
 use pyo3::IntoPyObjectExt;
 use pyo3::intern;
@@ -26,12 +34,20 @@ use super::args;
 use super::text;
 use crate::core::tasks::order::Slot;
 use crate::core::tasks::{Change, Edges, Graph, Id, Node, Side, Status, TaskError, ops};
+use crate::py::convert::{MAX_DEPTH, check_nesting};
+use crate::py::errors::{InvalidInput, StateLoad, reply_text};
+use crate::py::shared::Shared;
 
 /// A call's result: the text and whether it succeeded (False = an ERROR result).
 type Reply = (String, bool);
 
 fn error(kind: &str, message: impl std::fmt::Display) -> Reply {
     (format!("{kind}: {message}"), false)
+}
+
+/// A refusal as an ERROR result, named by the `planmode.exceptions` class it maps to.
+fn refused(py: Python<'_>, err: impl Into<PyErr>) -> Reply {
+    (reply_text(py, &err.into()), false)
 }
 
 /// Reads a list of str (a task's `blocks` / `blocked_by`), naming the task on bad content.
@@ -50,7 +66,7 @@ fn read_ids(list: &Bound<'_, PyAny>, what: impl Fn() -> String) -> PyResult<Edge
 }
 
 fn state_error(message: String) -> PyErr {
-    pyo3::exceptions::PyValueError::new_err(message)
+    StateLoad(message).into()
 }
 
 /// Whether a task's edge list still equals the cached one (no allocation when it does).
@@ -65,6 +81,12 @@ fn same_ids(list: &Bound<'_, PyAny>, cached: &[Id]) -> bool {
                 .and_then(|s| s.to_str().ok().map(|s| s == c))
                 .unwrap_or(false)
         })
+}
+
+/// Whether a task's id still equals the cached one.
+fn same_text(id: &Bound<'_, PyAny>, cached: &str) -> bool {
+    id.cast::<PyString>()
+        .is_ok_and(|s| s.to_str().is_ok_and(|s| s == cached))
 }
 
 /// Reads the indexed part of a `Task`: its id and both edge lists.
@@ -94,39 +116,42 @@ enum Touch {
     Refreshed,
 }
 
-/// What [`TaskStateIndex::refresh_path`] found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PathCheck {
-    /// Every task on the path was as indexed: the cycle is real.
-    Unchanged,
-    /// Some task's edge lists had changed and were re-read.
-    Changed,
-    /// The list had changed; the index was rebuilt (slots renumbered).
-    Rebuilt,
-}
-
 /// The index behind the AgentScope Task tools (one per `tasks_context`); see the module docs
-/// of `planmode.agentscope` for exactly which direct edits are detected.
-#[pyclass(module = "planmode._core")]
+/// of `planmode.agentscope` for exactly which direct edits are detected. Safe to share between
+/// threads: calls take turns.
+#[pyclass(module = "planmode._core", frozen)]
 pub struct TaskStateIndex {
     /// `agentscope.state.Task`, used to build new tasks exactly as AgentScope does.
     task_type: Py<PyAny>,
+    indexed: Shared<Indexed>,
+}
+
+/// What the index knows, behind its lock.
+struct Indexed {
     /// The list indexed (None until first use or after `invalidate`).
     list: Option<Py<PyList>>,
     graph: Graph<Py<PyAny>>,
 }
 
-impl TaskStateIndex {
+impl Indexed {
     /// Re-indexes every task of `tasks`.
     fn rebuild(&mut self, tasks: &Bound<'_, PyList>) -> PyResult<()> {
         self.list = None;
         self.graph = Graph::new(args::python_int);
-        let nodes = tasks
-            .iter()
-            .enumerate()
-            .map(|(at, task)| read_node(&task, at))
-            .collect::<PyResult<Vec<_>>>()?;
-        self.graph = Graph::from_nodes(nodes, args::python_int);
+        // Read straight into the index (no intermediate list of nodes: less peak memory).
+        let mut failed = None;
+        let mut graph = Graph::new(args::python_int);
+        graph.reserve(tasks.len());
+        graph.extend(
+            tasks
+                .iter()
+                .enumerate()
+                .map_while(|(at, task)| read_node(&task, at).map_err(|e| failed = Some(e)).ok()),
+        );
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        self.graph = graph;
         self.list = Some(tasks.clone().unbind());
         Ok(())
     }
@@ -178,10 +203,7 @@ impl TaskStateIndex {
         }
         let task = self.graph.node(slot).payload.clone_ref(py).into_bound(py);
         let id = task.getattr(intern!(py, "id"))?;
-        if !id
-            .cast::<PyString>()
-            .is_ok_and(|s| s.to_str().is_ok_and(|s| s == self.graph.node(slot).id))
-        {
+        if !same_text(&id, &self.graph.node(slot).id) {
             return Ok(Touch::Stale);
         }
         let blocks = task.getattr(intern!(py, "blocks"))?;
@@ -195,22 +217,32 @@ impl TaskStateIndex {
         Ok(Touch::Refreshed)
     }
 
-    /// Re-reads the tasks on a cycle path (the path may be gone if any had changed).
-    fn refresh_path(&mut self, tasks: &Bound<'_, PyList>, path: &[String]) -> PyResult<PathCheck> {
-        let mut check = PathCheck::Unchanged;
-        for id in path {
-            if let Some(slot) = self.graph.first_slot(id) {
-                match self.touch(tasks, slot)? {
-                    Touch::Same => {}
-                    Touch::Refreshed => check = PathCheck::Changed,
-                    Touch::Stale => {
-                        self.rebuild(tasks)?;
-                        return Ok(PathCheck::Rebuilt);
-                    }
-                }
+    /// Checks every task's identity, id and `blocked_by` against the index, re-reading the edge
+    /// lists that changed and rebuilding on a changed identity or id. Afterwards every "waits
+    /// on" edge of the list is in the index, so a cycle check on it is exact whatever was edited
+    /// directly. One pass over the list, taken only before a call that may add an edge.
+    fn verify_waits(&mut self, tasks: &Bound<'_, PyList>) -> PyResult<()> {
+        let py = tasks.py();
+        let mut changed = Vec::new();
+        let mut stale = false;
+        for ((pos, slot), item) in self.graph.slots().enumerate().zip(tasks.iter()) {
+            let node = self.graph.node(slot);
+            if !item.is(node.payload.bind(py)) || !same_text(&item.getattr(intern!(py, "id"))?, &node.id) {
+                stale = true;
+                break;
+            }
+            if !same_ids(&item.getattr(intern!(py, "blocked_by"))?, &node.blocked_by) {
+                changed.push((pos, slot));
             }
         }
-        Ok(check)
+        if stale {
+            return self.rebuild(tasks);
+        }
+        for (pos, slot) in changed {
+            let fresh = read_node(self.graph.node(slot).payload.bind(py), pos)?;
+            self.graph.set_edges(slot, fresh.blocks, fresh.blocked_by);
+        }
+        Ok(())
     }
 
     /// Finds the first (or last) task with `id`, verified; rebuilds once on a mismatch or a miss.
@@ -320,9 +352,14 @@ impl TaskStateIndex {
             .and_then(|f| Ok((f, args::opt_dict(metadata, "metadata")?)));
         let (fields, metadata) = match parsed {
             Ok(p) => p,
-            Err(message) => return Ok(error("InvalidInputError", message)),
+            Err(message) => return Ok(refused(py, InvalidInput(message))),
         };
         let metadata = metadata.filter(|m| !m.is_empty());
+        if let Some(m) = &metadata
+            && let Err(e) = check_nesting(m.as_any(), "metadata", MAX_DEPTH)
+        {
+            return Ok(refused(py, e));
+        }
         let task_id = &fields.task_id;
         let status = fields.status;
         let named: Vec<&String> = fields
@@ -331,52 +368,28 @@ impl TaskStateIndex {
             .chain(fields.add_blocked_by.iter())
             .flatten()
             .collect();
+        if !named.is_empty() {
+            self.verify_waits(tasks)?;
+        }
         let req = fields.request(metadata.is_some());
-        let mut prepared = None;
-        let (slot, pos, task, task_metadata, outcome) = loop {
-            let slot = match prepared.take() {
-                Some(slot) => slot,
-                None => match self.prepare_update(tasks, task_id, &named, status)? {
-                    Some(slot) => slot,
-                    None => {
-                        let message = format!("The task (id={task_id}) does not exist.");
-                        return Ok(error("TaskNotFoundError", message));
-                    }
-                },
-            };
-            let task = self.graph.node(slot).payload.clone_ref(py).into_bound(py);
-            let task_metadata = task.getattr(intern!(py, "metadata"))?;
-            if metadata.is_some() && !task_metadata.is_instance_of::<PyDict>() {
-                let what = format!("the metadata of task (id={task_id})");
-                return Ok(error(
-                    "TaskStateError",
-                    args::type_error(&what, "a dict", &task_metadata),
-                ));
-            }
-            let pos = self.graph.position(slot);
-            match ops::locate(&self.graph, task_id)
-                .and_then(|_| ops::apply_update(&mut self.graph, slot, &req))
-            {
-                Ok(outcome) => break (slot, pos, task, task_metadata, outcome),
-                // A refusal must hold on fresh data: re-read the tasks on the cycle, retry if any changed.
-                Err(TaskError::Cycle {
-                    blocker,
-                    blocked,
-                    path,
-                }) => match self.refresh_path(tasks, &path)? {
-                    PathCheck::Unchanged => {
-                        let e = TaskError::Cycle {
-                            blocker,
-                            blocked,
-                            path,
-                        };
-                        return Ok(error(e.kind(), e));
-                    }
-                    PathCheck::Changed => prepared = Some(slot), // refreshed in place: slot still valid
-                    PathCheck::Rebuilt => prepared = None,
-                },
-                Err(e) => return Ok(error(e.kind(), e)),
-            }
+        let Some(slot) = self.prepare_update(tasks, task_id, &named, status)? else {
+            return Ok(refused(py, TaskError::NotFound { id: task_id.clone() }));
+        };
+        let task = self.graph.node(slot).payload.clone_ref(py).into_bound(py);
+        let task_metadata = task.getattr(intern!(py, "metadata"))?;
+        if metadata.is_some() && !task_metadata.is_instance_of::<PyDict>() {
+            let what = format!("the metadata of task (id={task_id})");
+            return Ok(error(
+                "TaskStateError",
+                args::type_error(&what, "a dict", &task_metadata),
+            ));
+        }
+        let pos = self.graph.position(slot);
+        let outcome = match ops::locate(&self.graph, task_id)
+            .and_then(|_| ops::apply_update(&mut self.graph, slot, &req))
+        {
+            Ok(outcome) => outcome,
+            Err(e) => return Ok(refused(py, e)),
         };
         if outcome.deleted {
             tasks.del_item(pos)?;
@@ -433,10 +446,13 @@ impl TaskStateIndex {
     /// An empty index that builds new tasks with `task_type` (`agentscope.state.Task`).
     #[new]
     fn new(task_type: Py<PyAny>) -> Self {
-        Self {
-            task_type,
+        let indexed = Indexed {
             list: None,
             graph: Graph::new(args::python_int),
+        };
+        Self {
+            task_type,
+            indexed: Shared::new(indexed, "TaskStateIndex"),
         }
     }
 
@@ -451,21 +467,27 @@ impl TaskStateIndex {
     }
 
     /// Forgets everything; the next call re-reads the whole list.
-    fn invalidate(&mut self) {
-        self.list = None;
-        self.graph = Graph::new(args::python_int);
+    fn invalidate(&self, py: Python<'_>) -> PyResult<()> {
+        let mut this = self.indexed.lock(py)?;
+        this.list = None;
+        this.graph = Graph::new(args::python_int);
+        Ok(())
     }
 
     /// AgentScope's `TaskCreate` on `tasks`; returns (text, ok).
     fn create(
-        &mut self,
+        &self,
         tasks: &Bound<'_, PyList>,
         subject: &Bound<'_, PyAny>,
         description: &Bound<'_, PyAny>,
         metadata: &Bound<'_, PyAny>,
     ) -> PyResult<Reply> {
         let py = tasks.py();
-        let result = self.guarded(|this| {
+        if let Err(e) = check_nesting(metadata, "metadata", MAX_DEPTH) {
+            return Ok(refused(py, e));
+        }
+        let mut this = self.indexed.lock(py)?;
+        let result = this.guarded(|this| {
             this.sync(tasks)?;
             let id = this.graph.next_id();
             let kwargs = PyDict::new(py);
@@ -478,7 +500,7 @@ impl TaskStateIndex {
                 PyDict::new(py).into_any()
             };
             kwargs.set_item(intern!(py, "metadata"), metadata)?;
-            let task = match this.task_type.bind(py).call((), Some(&kwargs)) {
+            let task = match self.task_type.bind(py).call((), Some(&kwargs)) {
                 Ok(task) => task,
                 Err(e) => return Ok(error("CreateTaskError", e.value(py))),
             };
@@ -497,12 +519,13 @@ impl TaskStateIndex {
     }
 
     /// AgentScope's `TaskGet` on `tasks`; returns (text, ok).
-    fn get(&mut self, tasks: &Bound<'_, PyList>, task_id: &Bound<'_, PyAny>) -> PyResult<Reply> {
+    fn get(&self, tasks: &Bound<'_, PyList>, task_id: &Bound<'_, PyAny>) -> PyResult<Reply> {
         let py = tasks.py();
         let Ok(id) = args::string(task_id, "task_id") else {
             return Ok(("Task not found".to_owned(), false)); // AgentScope compares with ==
         };
-        let result = self.guarded(|this| {
+        let mut this = self.indexed.lock(py)?;
+        let result = this.guarded(|this| {
             this.sync(tasks)?;
             let mut fresh = false;
             match this.find(tasks, &id, false, &mut fresh)? {
@@ -519,7 +542,7 @@ impl TaskStateIndex {
                         add_blocked_by = None, owner = None, metadata = None))]
     #[allow(clippy::too_many_arguments)]
     fn update(
-        &mut self,
+        &self,
         tasks: &Bound<'_, PyList>,
         task_id: &Bound<'_, PyAny>,
         subject: Option<&Bound<'_, PyAny>>,
@@ -531,7 +554,8 @@ impl TaskStateIndex {
         metadata: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Reply> {
         let py = tasks.py();
-        let result = self.guarded(|this| {
+        let mut this = self.indexed.lock(py)?;
+        let result = this.guarded(|this| {
             this.sync(tasks)?;
             let fields = args::UpdateArgs {
                 subject,

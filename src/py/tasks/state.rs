@@ -8,16 +8,46 @@ use serde_json::{Map, Value};
 
 use crate::core::tasks::model::{TaskState, now_iso, random_id};
 use crate::core::tasks::{Id, Status, TaskRecord};
-use crate::py::convert::to_json_value;
+use crate::py::convert::{MAX_DEPTH, check_nesting_of, to_json_value};
+
+/// Checks that every task field of a state dict nests at most [`MAX_DEPTH`] lists/dicts deep
+/// (anything else in it a level or two more), before any reader walks it recursively.
+pub fn check_nesting(state: &Bound<'_, PyDict>) -> PyResult<()> {
+    let name = |obj: &Bound<'_, PyAny>| obj.str().map_or_else(|_| "?".into(), |s| s.to_string());
+    for (key, value) in state.iter() {
+        let is_tasks = key
+            .cast::<PyString>()
+            .is_ok_and(|k| k.to_str().is_ok_and(|k| k == "tasks"));
+        if !is_tasks {
+            check_nesting_of(&value, MAX_DEPTH, || name(&key))?;
+        } else if let Ok(tasks) = value.cast::<PyList>() {
+            for (i, task) in tasks.iter().enumerate() {
+                match task.cast::<PyDict>() {
+                    Ok(fields) => {
+                        for (field, v) in fields.iter() {
+                            if !v.is_instance_of::<PyString>() {
+                                check_nesting_of(&v, MAX_DEPTH, || format!("tasks[{i}].{}", name(&field)))?;
+                            }
+                        }
+                    }
+                    Err(_) => check_nesting_of(&task, MAX_DEPTH + 1, || format!("tasks[{i}]"))?,
+                }
+            }
+        } else {
+            check_nesting_of(&value, MAX_DEPTH + 2, || "tasks".to_owned())?;
+        }
+    }
+    Ok(())
+}
 
 /// The records of `state["tasks"]` when every value has the plain shape (metadata checked for
 /// NaN and bytes on the way); `None` sends the state to the general reader.
 pub fn read_plain(state: &Bound<'_, PyDict>) -> Option<Vec<TaskRecord>> {
     let mut tasks = None;
     for (key, value) in state.iter() {
-        if key.cast::<PyString>().ok()?.to_str().ok()? == "tasks" {
-            tasks = Some(value);
-        }
+        // Any other key goes the general way (which checks how deep it nests, then ignores it).
+        (key.cast::<PyString>().ok()?.to_str().ok()? == "tasks").then_some(())?;
+        tasks = Some(value);
     }
     let Some(tasks) = tasks else {
         return Some(Vec::new());
@@ -46,7 +76,7 @@ fn read_task(task: &Bound<'_, PyDict>) -> Option<TaskRecord> {
             "owner" => owner = Some(text(&value)?),
             "blocks" => blocks = ids(&value)?,
             "blocked_by" => blocked_by = ids(&value)?,
-            _ => {}
+            _ => return None, // the general reader checks and ignores other keys
         }
     }
     Some(TaskRecord {
