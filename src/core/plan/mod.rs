@@ -11,6 +11,7 @@ pub mod grant;
 pub mod machine;
 pub mod mode;
 pub mod path;
+pub mod report;
 pub mod state;
 pub mod steps;
 pub mod todo;

@@ -2,6 +2,7 @@
 //! `PlanWorkspace` (safe plan-file I/O) and a few helpers.
 
 mod book;
+mod report;
 mod workspace;
 
 use pyo3::prelude::*;
@@ -87,6 +88,7 @@ fn utc_now() -> String {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<book::PyPlanBook>()?;
     m.add_class::<workspace::PyPlanWorkspace>()?;
+    m.add_class::<report::PyPlanReport>()?;
     m.add_function(wrap_pyfunction!(plan_sha256, m)?)?;
     m.add_function(wrap_pyfunction!(check_plan_text, m)?)?;
     m.add_function(wrap_pyfunction!(plan_steps, m)?)?;
