@@ -10,7 +10,6 @@ use super::error::{PlanError, PlanResult};
 use super::grant::{Grant, check_grants};
 use super::mode::validate_mode;
 use super::state::{AuditEntry, AuditKind, Decision, Pending, Phase, PlanState, Revision};
-use super::steps::numbered_steps;
 use super::todo::{Todo, todos_from_steps};
 
 /// Size limits applied by the machine.
@@ -180,6 +179,7 @@ impl PlanState {
             };
         }
         let number = self.latest().map_or(1, |r| r.number + 1);
+        let step_ids = super::step_ids::ids_for_new_revision(&self.revisions, text);
         self.revisions.push(Revision {
             number,
             sha256: sha.clone(),
@@ -188,6 +188,7 @@ impl PlanState {
             edited_by_user: edited,
             at: at.to_string(),
             content: Some(text.to_string()),
+            step_ids,
         });
         let mut e = AuditEntry::new(AuditKind::Written, actor, at);
         e.revision = Some(number);
@@ -447,8 +448,16 @@ impl PlanState {
         self.push_audit(e);
     }
 
-    /// Replaces the todo list (already validated by `parse_todos`).
-    pub fn set_todos(&mut self, todos: Vec<Todo>) {
+    /// Replaces the todo list (already validated by `parse_todos`); a todo given without a
+    /// step id keeps the one of the current todo with the same content.
+    pub fn set_todos(&mut self, mut todos: Vec<Todo>) {
+        for t in todos.iter_mut().filter(|t| t.step_id.is_none()) {
+            t.step_id = self
+                .todos
+                .iter()
+                .find(|old| old.content.trim() == t.content.trim())
+                .and_then(|old| old.step_id.clone());
+        }
         self.todos = todos;
     }
 
@@ -461,8 +470,7 @@ impl PlanState {
         let steps = self
             .approved_revision
             .and_then(|n| self.revision(n))
-            .and_then(|r| r.content.as_deref())
-            .map(numbered_steps)
+            .and_then(super::step_ids::revision_steps)
             .unwrap_or_default();
         if steps.is_empty() {
             return false;

@@ -13,6 +13,7 @@ pub mod mode;
 pub mod path;
 pub mod report;
 pub mod state;
+pub mod step_ids;
 pub mod steps;
 pub mod todo;
 

@@ -111,6 +111,9 @@ pub struct Revision {
     pub at: String,
     /// The text; `None` once pruned (only old revisions beyond the kept count).
     pub content: Option<String>,
+    /// The id of each step of the text, in order (see `step_ids`); empty when it has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_ids: Vec<String>,
 }
 
 /// A `plan_exit` call parked on human approval.
@@ -420,6 +423,7 @@ mod tests {
             edited_by_user: false,
             at: "t".into(),
             content: Some("b".into()),
+            step_ids: Vec::new(),
         });
         let err = PlanState::from_json(s.to_json()).unwrap_err().to_string();
         assert!(err.contains("does not match its sha256"), "{err}");

@@ -10,6 +10,7 @@ use super::{text_arg, to_py_err};
 use crate::core::plan::content::DEFAULT_MAX_PLAN_BYTES;
 use crate::core::plan::grant::Grant;
 use crate::core::plan::machine::WriteOutcome;
+use crate::core::plan::step_ids;
 use crate::core::plan::{
     Answer, Decision, EnterOutcome, ForceExit, Limits, PlanResult, PlanState, clock, parse_todos,
 };
@@ -382,6 +383,40 @@ impl PyPlanBook {
     /// Seeds an empty todo list from the approved plan's numbered steps; True when seeded.
     fn seed_todos_from_plan(&mut self) -> bool {
         self.state.seed_todos_from_plan()
+    }
+
+    /// The steps of a revision (the latest by default) as `{id, text, status}`; `status` is the
+    /// linked todo's (`None` when no todo carries the step).
+    #[pyo3(signature = (revision = None))]
+    fn steps<'py>(&self, py: Python<'py>, revision: Option<u32>) -> PyResult<Bound<'py, PyAny>> {
+        let steps = step_ids::steps_of(&self.state, revision).map_err(to_py_err)?;
+        let status = |id: &str| {
+            self.state
+                .todos
+                .iter()
+                .find(|t| t.step_id.as_deref() == Some(id))
+                .map(|t| serde_json::to_value(t.status).unwrap_or(Value::Null))
+        };
+        let out: Vec<Value> = steps
+            .iter()
+            .map(|(id, text)| json!({"id": id, "text": text, "status": status(id)}))
+            .collect();
+        to_py(py, &Value::Array(out))
+    }
+
+    /// The per-step diff (added / removed / changed / moved) from revision `old` (default: the
+    /// one before `new`) to revision `new` (default: the latest).
+    #[pyo3(signature = (old = None, new = None))]
+    fn step_diff<'py>(
+        &self,
+        py: Python<'py>,
+        old: Option<u32>,
+        new: Option<u32>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        ser(
+            py,
+            &step_ids::diff_revisions(&self.state, old, new).map_err(to_py_err)?,
+        )
     }
 
     fn __repr__(&self) -> String {

@@ -52,6 +52,11 @@ class PlanStatus:
     """Allow rules granted with the last approval (tool_name, rule_content, revision)."""
     plan_relpath: str | None = None
     """The plan file relative to the workspace (e.g. ``plans/PLAN.md``)."""
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    """The latest revision's steps: ``{id, text, status}`` (status of the todo carrying the step, or None)."""
+    step_changes: list[dict[str, Any]] | None = field(default_factory=list)
+    """Per-step diff from the previous revision: ``{id, change, text, old_text, moved}``; None when
+    the previous revision's text was pruned (``max_revisions_kept``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A plain-JSON dict of every field."""
@@ -69,7 +74,15 @@ def plan_status(agent_or_state: Agent | AgentState) -> PlanStatus:
         todos=book.todos, audit=book.audit,
         revisions=[{k: v for k, v in r.items() if k != "content"} for r in book.revisions],
         grants=book.grants, plan_relpath=book.plan_path,
+        steps=book.steps(), step_changes=_step_changes(book),
     )
+
+
+def _step_changes(book: PlanBook) -> list[dict[str, Any]] | None:
+    try:
+        return book.step_diff()
+    except InvalidInputError:
+        return None  # the previous revision's text was pruned
 
 
 def _absolute(book: PlanBook) -> str | None:
