@@ -17,6 +17,7 @@ __all__ = [
     # ---- plan ----
     "PlanBook",
     "PlanWorkspace",
+    "PlanReport",
     "plan_sha256",
     "check_plan_text",
     "plan_steps",

@@ -461,7 +461,7 @@ impl PlanState {
         self.todos = todos;
     }
 
-    /// Seeds the todo list from the numbered steps of the approved plan when it is empty.
+    /// Seeds the todo list from the steps of the approved plan (with their ids) when it is empty.
     /// Returns true when todos were seeded.
     pub fn seed_todos_from_plan(&mut self) -> bool {
         if !self.todos.is_empty() {

@@ -380,7 +380,7 @@ impl PyPlanBook {
         ser(py, &self.state.todos)
     }
 
-    /// Seeds an empty todo list from the approved plan's numbered steps; True when seeded.
+    /// Seeds an empty todo list from the approved plan's steps (each todo carries its step id); True when seeded.
     fn seed_todos_from_plan(&mut self) -> bool {
         self.state.seed_todos_from_plan()
     }

@@ -55,7 +55,7 @@ fn check_plan_text(text: &Bound<'_, PyAny>, max_bytes: usize, what: &str) -> PyR
     validate_plan_text(&text_arg(text, what)?, max_bytes, what).map_err(to_py_err)
 }
 
-/// The numbered steps (`1. ...`) of a markdown plan, in order.
+/// The steps of a markdown plan (numbered items `1. ...` and task-list items `- [ ] ...`), in order.
 #[pyfunction]
 fn plan_steps(text: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     Ok(steps::numbered_steps(&text_arg(text, "plan text")?))
