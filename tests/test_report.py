@@ -139,10 +139,12 @@ def test_unreadable_inputs_are_named_and_the_rest_still_counted(
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="latin-1" if name == "binary.json" else "utf-8")
     (tmp_path / "unreadable.json").mkdir()  # a directory named like a file is skipped, not an error
+    (tmp_path / "na\udcffme.json").write_text(good)  # a file name that is not UTF-8
+    (tmp_path / "gone.json").symlink_to(tmp_path / "missing-target")  # dangling: not a file, skipped
     assert main(["report", "--dir", str(tmp_path), "--json"]) == 1
     captured = capsys.readouterr()
     report = json.loads(captured.out)
-    assert report["runs"] == 2 and report["outcomes"]["planning_with_plan"] == 2
+    assert report["runs"] == 3 and report["outcomes"]["planning_with_plan"] == 3
     bad = {Path(e["source"]).name: e["error"] for e in report["errors"]}
     assert set(bad) == {"truncated.json", "array.json", "no-state.json", "phase-type.json", "phase-name.json",
                         "audit-type.json", "binary.json"}  # fmt: skip

@@ -32,7 +32,7 @@ def report_from_dir(directory: str | Path) -> dict[str, Any]:
     if not root.is_dir():
         raise InvalidInputError(f"{str(root)!r} is not a directory of dumped AgentState JSON files")
     report = PlanReport()
-    report.add_files(sorted(str(p) for p in root.rglob("*.json") if p.is_file()))
+    report.add_files(sorted(p for p in root.rglob("*.json") if p.is_file()))
     return dict(report.result())
 
 

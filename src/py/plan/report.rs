@@ -38,13 +38,14 @@ impl PyPlanReport {
     }
 
     /// Reads and counts the files at `paths`; a file that cannot be read is counted as unreadable.
-    fn add_files(&mut self, py: Python<'_>, paths: Vec<String>) {
+    fn add_files(&mut self, py: Python<'_>, paths: Vec<std::path::PathBuf>) {
         let inner = &mut self.inner;
         py.detach(|| {
             for path in &paths {
+                let source = path.to_string_lossy();
                 match std::fs::read(path) {
-                    Ok(data) => inner.add(path, &data),
-                    Err(e) => inner.add_error(path, format!("cannot read: {e}")),
+                    Ok(data) => inner.add(&source, &data),
+                    Err(e) => inner.add_error(&source, format!("cannot read: {e}")),
                 }
             }
         });
