@@ -4,8 +4,11 @@ re-wordings, diffed per step between revisions, carried by the todos seeded on a
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from planmode._core import PlanBook
 from planmode.agentscope import answer_plan, call_tool, plan_status, say
@@ -108,3 +111,34 @@ def test_pruned_previous_revision_gives_unknown_changes_in_status(tmp_path: Path
     state.middle_context["planmode"] = _book("1. a\n", "1. a\n2. b\n", kept=1).to_state()
     status = plan_status(state)
     assert [s["id"] for s in status.steps] == ["s1", "s2"] and status.step_changes is None
+
+
+WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=8)
+STEP = st.lists(WORDS, min_size=2, max_size=5).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(STEP, min_size=1, max_size=8, unique_by=lambda s: frozenset(s.split())), st.randoms())
+def test_reordering_keeps_every_id_and_only_moves(steps: list[str], rnd: Any) -> None:
+    shuffled = steps[:]
+    rnd.shuffle(shuffled)
+    book = _book("".join(f"{i}. {s}\n" for i, s in enumerate(steps, 1)),
+                 "".join(f"- [ ] {s}\n" for s in shuffled))
+    before = {s["text"]: s["id"] for s in book.steps(1)}
+    assert [s["id"] for s in book.steps()] == [before[s] for s in shuffled]
+    assert {c["change"] for c in book.step_diff()} <= {"moved"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(STEP, min_size=0, max_size=6), min_size=1, max_size=5))
+def test_ids_are_unique_per_revision_and_never_reused_after_removal(revisions: list[list[str]]) -> None:
+    book = _book(*["# Plan\n" + "".join(f"{i}. {s}\n" for i, s in enumerate(r, 1)) for r in revisions])
+    seen: set[str] = set()
+    previous: set[str] = set()
+    for revision in book.revisions:
+        ids = revision.get("step_ids", [])
+        assert len(ids) == len(set(ids))
+        current = set(ids)
+        assert not (current - previous) & seen, "an id removed earlier came back"
+        seen |= previous
+        previous = current
