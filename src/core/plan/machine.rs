@@ -448,6 +448,39 @@ impl PlanState {
         self.push_audit(e);
     }
 
+    /// The scope of the approved plan while building after an approval (not after a forced
+    /// exit, and it ends when plan mode is entered again); None when it declares none.
+    pub fn approved_scope(&self) -> Option<super::scope::Scope> {
+        let last = self.audit.iter().rev().find(|a| {
+            matches!(a.kind, AuditKind::Entered | AuditKind::ForcedExit)
+                || (a.kind == AuditKind::Decision && a.decision.is_some_and(Decision::approves))
+        })?;
+        if self.phase != Phase::Building || last.kind != AuditKind::Decision {
+            return None;
+        }
+        let text = self.revision(self.approved_revision?)?.content.as_deref()?;
+        super::scope::parse_scope(text)
+    }
+
+    /// Records a drift: `detail` says what was touched outside the approved scope; the step
+    /// in progress (the `in_progress` todo's step id) is added to it.
+    pub fn record_drift(&mut self, actor: &str, detail: &str, at: &str) -> PlanResult<()> {
+        validate_actor(actor)?;
+        let mut e = AuditEntry::new(AuditKind::Drift, actor, at);
+        e.revision = self.approved_revision;
+        let step = self
+            .todos
+            .iter()
+            .find(|t| t.status == super::todo::TodoStatus::InProgress)
+            .and_then(|t| t.step_id.as_deref());
+        e.detail = Some(match step {
+            Some(id) => format!("{detail} (step {id} in progress)"),
+            None => detail.to_string(),
+        });
+        self.push_audit(e);
+        Ok(())
+    }
+
     /// Replaces the todo list (already validated by `parse_todos`); a todo given without a
     /// step id keeps the one of the current todo with the same content.
     pub fn set_todos(&mut self, mut todos: Vec<Todo>) {

@@ -12,6 +12,7 @@ pub mod machine;
 pub mod mode;
 pub mod path;
 pub mod report;
+pub mod scope;
 pub mod state;
 pub mod step_ids;
 pub mod steps;

@@ -155,6 +155,8 @@ pub enum AuditKind {
     ModeChange,
     /// The plan file was restored from state into the workspace.
     Restored,
+    /// In the build phase, a write or command outside the approved scope was attempted.
+    Drift,
 }
 
 /// One line of the audit log.

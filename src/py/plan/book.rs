@@ -419,6 +419,35 @@ impl PyPlanBook {
         )
     }
 
+    /// The approved plan's scope (`{paths, commands}`) while building after an approval; None
+    /// when there is none (never approved, forced exit, planning again, or none declared).
+    fn approved_scope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        ser(py, &self.state.approved_scope())
+    }
+
+    /// True when the approved scope allows touching `path` (workspace-relative) or running
+    /// `command`; `kind` is `"path"` or `"command"`. False when there is no approved scope.
+    fn scope_allows(&self, kind: &str, value: &str) -> PyResult<bool> {
+        let Some(scope) = self.state.approved_scope() else {
+            return Ok(false);
+        };
+        match kind {
+            "path" => Ok(scope.allows_path(value)),
+            "command" => Ok(scope.allows_command(value)),
+            other => Err(InvalidInputError::new_err(format!(
+                "unknown scope kind {other:?}: use \"path\" or \"command\""
+            ))),
+        }
+    }
+
+    /// Records a drift entry in the audit log (`detail`: what was touched outside the scope).
+    #[pyo3(signature = (detail, actor = "model", at = None))]
+    fn record_drift(&mut self, detail: &str, actor: &str, at: Option<String>) -> PyResult<()> {
+        self.state
+            .record_drift(actor, detail, &at_or_now(at))
+            .map_err(to_py_err)
+    }
+
     fn __repr__(&self) -> String {
         let rev = self
             .state

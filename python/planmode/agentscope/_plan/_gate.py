@@ -21,6 +21,7 @@ from ..._core import PlanBook
 from ...exceptions import PlanModeError
 from . import _identity as kinds
 from . import _store, _texts
+from ._scope import scope_decision
 from ._shell import shell_is_read_only
 from ._tools import summary_of
 from ._texts import (
@@ -214,7 +215,8 @@ class PlanModeMiddleware(MiddlewareBase):
             return _deny(self.parent_unknown_text)
         if verdict == "allow":
             return _allow(f"{tool.name} is allowed in PLAN mode.")
-        return await next_handler(**input_kwargs)
+        outside = await scope_decision(self.plan, agent, tool, name, tool_call, tool_input)
+        return outside if outside is not None else await next_handler(**input_kwargs)
 
     def _ask_for_approval(self, agent: Agent, book: PlanBook, call_id: str,
                           tool_input: dict[str, Any]) -> PermissionDecision:

@@ -16,6 +16,7 @@ from agentscope.tool import ToolBase
 from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook, PlanWorkspace, plan_relpath
 from ...exceptions import InvalidInputError, PlanModeError
 from . import _store
+from ._scope import ScopeEnforcement, check_enforcement
 from ._texts import TASK_TOOL_NAMES
 
 if TYPE_CHECKING:
@@ -78,6 +79,7 @@ class PlanMode:
         shell_tool_names: tuple[str, ...] | list[str] = ("Bash",),
         shell_tool_types: tuple[type[ToolBase], ...] | list[type[ToolBase]] = (),
         trust_mcp_read_only: tuple[str, ...] | list[str] = (),
+        scope_enforcement: ScopeEnforcement = "ask",
     ) -> None:
         if subagent_policy not in _POLICIES:
             raise InvalidInputError(
@@ -108,6 +110,7 @@ class PlanMode:
         self.shell_tool_names = tuple(shell_tool_names)
         self.shell_tool_types = tuple(shell_tool_types)
         self.trust_mcp_read_only = frozenset(trust_mcp_read_only)
+        self.scope_enforcement: ScopeEnforcement = check_enforcement(scope_enforcement)
         self._identity: ToolIdentity | None = None
         self._gated: weakref.WeakValueDictionary[int, AgentState] = weakref.WeakValueDictionary()
         self._middleware: PlanModeMiddleware | None = None
