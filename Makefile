@@ -50,3 +50,4 @@ bench: venv
 	$(PY) benchmarks/bench_permissions.py
 	$(PY) benchmarks/bench_plan.py
 	$(PY) benchmarks/bench_admin.py
+	$(PY) benchmarks/bench_report.py

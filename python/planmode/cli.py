@@ -6,6 +6,7 @@
     planmode reject  --session ID --agent AGENT [--feedback TEXT]
     planmode request-changes --session ID --agent AGENT --feedback TEXT
     planmode enter | exit --session ID --agent AGENT
+    planmode report  --dir DIR | --redis [URL]  [--json]
 
 Defaults come from PLANMODE_URL, PLANMODE_ADMIN_TOKEN, PLANMODE_USER, PLANMODE_AGENT and PLANMODE_ACTOR.
 Exit status: 0 done, 1 the server refused (its reason is printed) or a decision was not applied,
@@ -28,6 +29,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from ._cli_report import add_report_parser, run_report
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 """Where the app is expected when neither --url nor PLANMODE_URL says otherwise."""
@@ -221,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "approve":
             sub.add_argument("--edited-plan", help="file with your edited plan (approve with edits)")
             sub.add_argument("--next-mode", help="permission mode for the build phase")
+    add_report_parser(commands)
     return parser
 
 
@@ -262,6 +266,8 @@ def _check_connection_options(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``planmode`` command; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if args.command == "report":
+        return run_report(args)
     try:
         _check_connection_options(args)
         if not args.agent:

@@ -11,7 +11,6 @@ use super::error::{PlanError, PlanResult};
 use super::grant::{Grant, check_grants};
 use super::mode::validate_mode;
 use super::state::{AuditEntry, AuditKind, Decision, Pending, Phase, PlanState, Revision};
-use super::steps::numbered_steps;
 use super::todo::{Todo, todos_from_steps};
 
 /// Size limits applied by the machine.
@@ -184,6 +183,7 @@ impl PlanState {
             };
         }
         let number = self.latest().map_or(1, |r| r.number + 1);
+        let step_ids = super::step_ids::ids_for_new_revision(&self.revisions, text);
         self.revisions.push(Revision {
             number,
             sha256: sha.clone(),
@@ -192,6 +192,7 @@ impl PlanState {
             edited_by_user: edited,
             at: at.to_string(),
             content: Some(text.to_string()),
+            step_ids,
         });
         let mut e = AuditEntry::new(AuditKind::Written, actor, at);
         e.revision = Some(number);
@@ -528,12 +529,53 @@ impl PlanState {
         self.push_audit(e);
     }
 
-    /// Replaces the todo list (already validated by `parse_todos`).
-    pub fn set_todos(&mut self, todos: Vec<Todo>) {
+    /// The scope of the approved plan while building after an approval (not after a forced
+    /// exit, and it ends when plan mode is entered again); None when it declares none.
+    pub fn approved_scope(&self) -> Option<super::scope::Scope> {
+        let last = self.audit.iter().rev().find(|a| {
+            matches!(a.kind, AuditKind::Entered | AuditKind::ForcedExit)
+                || (a.kind == AuditKind::Decision && a.decision.is_some_and(Decision::approves))
+        })?;
+        if self.phase != Phase::Building || last.kind != AuditKind::Decision {
+            return None;
+        }
+        let text = self.revision(self.approved_revision?)?.content.as_deref()?;
+        super::scope::parse_scope(text)
+    }
+
+    /// Records a drift: `detail` says what was touched outside the approved scope; the step
+    /// in progress (the `in_progress` todo's step id) is added to it.
+    pub fn record_drift(&mut self, actor: &str, detail: &str, at: &str) -> PlanResult<()> {
+        validate_actor(actor)?;
+        let mut e = AuditEntry::new(AuditKind::Drift, actor, at);
+        e.revision = self.approved_revision;
+        let step = self
+            .todos
+            .iter()
+            .find(|t| t.status == super::todo::TodoStatus::InProgress)
+            .and_then(|t| t.step_id.as_deref());
+        e.detail = Some(match step {
+            Some(id) => format!("{detail} (step {id} in progress)"),
+            None => detail.to_string(),
+        });
+        self.push_audit(e);
+        Ok(())
+    }
+
+    /// Replaces the todo list (already validated by `parse_todos`); a todo given without a
+    /// step id keeps the one of the current todo with the same content.
+    pub fn set_todos(&mut self, mut todos: Vec<Todo>) {
+        for t in todos.iter_mut().filter(|t| t.step_id.is_none()) {
+            t.step_id = self
+                .todos
+                .iter()
+                .find(|old| old.content.trim() == t.content.trim())
+                .and_then(|old| old.step_id.clone());
+        }
         self.todos = todos;
     }
 
-    /// Seeds the todo list from the numbered steps of the approved plan when it is empty.
+    /// Seeds the todo list from the steps of the approved plan (with their ids) when it is empty.
     /// Returns true when todos were seeded.
     pub fn seed_todos_from_plan(&mut self) -> bool {
         if !self.todos.is_empty() {
@@ -542,8 +584,7 @@ impl PlanState {
         let steps = self
             .approved_revision
             .and_then(|n| self.revision(n))
-            .and_then(|r| r.content.as_deref())
-            .map(numbered_steps)
+            .and_then(super::step_ids::revision_steps)
             .unwrap_or_default();
         if steps.is_empty() {
             return false;

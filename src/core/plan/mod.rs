@@ -14,7 +14,10 @@ pub mod grant;
 pub mod machine;
 pub mod mode;
 pub mod path;
+pub mod report;
+pub mod scope;
 pub mod state;
+pub mod step_ids;
 pub mod steps;
 pub mod todo;
 

@@ -122,6 +122,9 @@ pub struct Revision {
     pub at: String,
     /// The text; `None` once pruned (only old revisions beyond the kept count).
     pub content: Option<String>,
+    /// The id of each step of the text, in order (see `step_ids`); empty when it has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_ids: Vec<String>,
 }
 
 /// A `plan_exit` call parked on human approval.
@@ -170,6 +173,8 @@ pub enum AuditKind {
     DecisionClaimed,
     /// An accepted answer was not applied within its lease and no longer blocks a decision.
     ClaimExpired,
+    /// In the build phase, a write or command outside the approved scope was attempted.
+    Drift,
 }
 
 /// One line of the audit log.
@@ -448,6 +453,7 @@ mod tests {
             edited_by_user: false,
             at: "t".into(),
             content: Some("b".into()),
+            step_ids: Vec::new(),
         });
         let err = PlanState::from_json(s.to_json()).unwrap_err().to_string();
         assert!(err.contains("does not match its sha256"), "{err}");

@@ -1,8 +1,9 @@
-//! Extracts the numbered steps of a markdown plan (`1. Do x`, `2) Do y`) to seed a todo list.
+//! Extracts the steps of a markdown plan — numbered items (`1. Do x`, `2) Do y`) and task-list
+//! items (`- [ ] Do z`) — to seed a todo list and to give steps ids (see `step_ids`).
 
 use super::todo::{MAX_TODO_CHARS, MAX_TODOS};
 
-/// The text of each top-level numbered list item, in order (outside fenced code blocks),
+/// The text of each top-level numbered or task-list item, in order (outside fenced code blocks),
 /// with surrounding `**`/`` ` `` emphasis kept as written. At most [`MAX_TODOS`] items;
 /// duplicates are dropped.
 pub fn numbered_steps(plan: &str) -> Vec<String> {
@@ -18,7 +19,7 @@ pub fn numbered_steps(plan: &str) -> Vec<String> {
         if in_fence || line.len() - trimmed.len() > 3 {
             continue;
         }
-        if let Some(step) = step_text(trimmed)
+        if let Some(step) = step_text(trimmed).or_else(|| task_text(trimmed))
             && !steps.iter().any(|s| s == &step)
         {
             steps.push(step);
@@ -48,6 +49,18 @@ fn step_text(line: &str) -> Option<String> {
     Some(text.chars().take(MAX_TODO_CHARS).collect())
 }
 
+/// `"- [ ] Do x"` / `"* [x] Do x"` -> `Some("Do x")` (trimmed, length-capped).
+fn task_text(line: &str) -> Option<String> {
+    let rest = line.strip_prefix(['-', '*', '+'])?;
+    let rest = rest.strip_prefix([' ', '\t'])?.trim_start();
+    let rest = ["[ ]", "[x]", "[X]"].iter().find_map(|b| rest.strip_prefix(b))?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let text = rest.trim();
+    (!text.is_empty()).then(|| text.chars().take(MAX_TODO_CHARS).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,6 +72,15 @@ mod tests {
         assert_eq!(
             numbered_steps(plan),
             vec!["Open the controller", "Change validation", "Run tests"]
+        );
+    }
+
+    #[test]
+    fn finds_task_list_items_in_order_with_numbered_ones() {
+        let plan = "1. First\n- [ ] Second\n* [x] Third\n  - [ ] nested kept (2 spaces)\n- [] no\n- [ ]no\n- plain\n";
+        assert_eq!(
+            numbered_steps(plan),
+            vec!["First", "Second", "Third", "nested kept (2 spaces)"]
         );
     }
 

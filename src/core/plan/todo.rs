@@ -46,6 +46,9 @@ pub struct Todo {
     /// Optional importance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<Priority>,
+    /// The id of the plan step this todo carries out (seeded on approval; see `step_ids`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
 }
 
 const STATUSES: &str = "pending, in_progress, completed";
@@ -121,17 +124,33 @@ fn parse_one(index: usize, item: &Value) -> PlanResult<Todo> {
     }
     if let Some(key) = obj
         .keys()
-        .find(|k| !["content", "status", "priority"].contains(&k.as_str()))
+        .find(|k| !["content", "status", "priority", "step_id"].contains(&k.as_str()))
     {
         return Err(invalid(format!(
-            "{who} has unknown field {key:?}; allowed: content, status, priority"
+            "{who} has unknown field {key:?}; allowed: content, status, priority, step_id"
         )));
     }
+    let step_id = match obj.get("step_id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(id)) if is_step_id(id) => Some(id.clone()),
+        Some(other) => {
+            return Err(invalid(format!(
+                "step_id of {who} must be a plan step id such as \"s3\", got {other}"
+            )));
+        }
+    };
     Ok(Todo {
         status: parse_status(obj.get("status"), &who)?,
         priority: parse_priority(obj.get("priority"), &who)?,
         content,
+        step_id,
     })
+}
+
+/// True for a step id: `s` and 1 to 9 digits.
+fn is_step_id(id: &str) -> bool {
+    id.strip_prefix('s')
+        .is_some_and(|n| (1..=9).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Parses and validates a whole todo list (JSON array of `{content, status, priority?}`).
@@ -192,13 +211,15 @@ pub fn check_list(todos: &[Todo]) -> PlanResult<()> {
     Ok(())
 }
 
-/// Todo items seeded from plan steps: the first `in_progress`, the rest `pending`.
-pub fn todos_from_steps(steps: &[String]) -> Vec<Todo> {
+/// Todo items seeded from plan steps `(id, text)`: the first `in_progress`, the rest `pending`,
+/// each carrying its step id.
+pub fn todos_from_steps(steps: &[(String, String)]) -> Vec<Todo> {
     steps
         .iter()
         .enumerate()
-        .map(|(i, s)| Todo {
+        .map(|(i, (id, s))| Todo {
             content: s.clone(),
+            step_id: Some(id.clone()),
             status: if i == 0 {
                 TodoStatus::InProgress
             } else {
@@ -255,6 +276,15 @@ mod tests {
         );
         assert!(err(json!({"content": "a"})).contains("must be a list"));
         assert!(err(json!([3])).contains("todo 1 must be an object"));
+        for bad in [json!("3"), json!(3), json!("s"), json!("s1x"), json!("S1")] {
+            let e = err(json!([{"content": "a", "status": "in_progress", "step_id": bad}]));
+            assert!(
+                e.contains("step_id of todo 1 (\"a\") must be a plan step id"),
+                "{e}"
+            );
+        }
+        let ok = parse_todos(&json!([{"content": "a", "status": "in_progress", "step_id": "s12"}])).unwrap();
+        assert_eq!(ok[0].step_id.as_deref(), Some("s12"));
     }
 
     #[test]
@@ -268,8 +298,9 @@ mod tests {
 
     #[test]
     fn seeds_from_steps() {
-        let t = todos_from_steps(&["one".into(), "two".into()]);
+        let t = todos_from_steps(&[("s1".into(), "one".into()), ("s2".into(), "two".into())]);
         assert_eq!(t[0].status, TodoStatus::InProgress);
+        assert_eq!(t[1].step_id.as_deref(), Some("s2"));
         assert_eq!(t[1].status, TodoStatus::Pending);
         assert!(check_list(&t).is_ok());
     }

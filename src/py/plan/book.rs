@@ -13,6 +13,7 @@ use crate::core::plan::content::DEFAULT_MAX_PLAN_BYTES;
 use crate::core::plan::grant::Grant;
 use crate::core::plan::machine::DEFAULT_REVISIONS_KEPT;
 use crate::core::plan::machine::{DecisionOutcome, WriteOutcome};
+use crate::core::plan::step_ids;
 use crate::core::plan::{
     Answer, Channel, Decision, EnterOutcome, ForceExit, Limits, PlanResult, PlanState, clock, parse_todos,
 };
@@ -630,9 +631,72 @@ impl PyPlanBook {
         ser(py, &self.state.todos)
     }
 
-    /// Seeds an empty todo list from the approved plan's numbered steps; True when seeded.
+    /// Seeds an empty todo list from the approved plan's steps (each todo carries its step id); True when seeded.
     fn seed_todos_from_plan(&mut self) -> bool {
         self.state.seed_todos_from_plan()
+    }
+
+    /// The steps of a revision (the latest by default) as `{id, text, status}`; `status` is the
+    /// linked todo's (`None` when no todo carries the step).
+    #[pyo3(signature = (revision = None))]
+    fn steps<'py>(&self, py: Python<'py>, revision: Option<u32>) -> PyResult<Bound<'py, PyAny>> {
+        let steps = step_ids::steps_of(&self.state, revision).map_err(to_py_err)?;
+        let status = |id: &str| {
+            self.state
+                .todos
+                .iter()
+                .find(|t| t.step_id.as_deref() == Some(id))
+                .map(|t| serde_json::to_value(t.status).unwrap_or(Value::Null))
+        };
+        let out: Vec<Value> = steps
+            .iter()
+            .map(|(id, text)| json!({"id": id, "text": text, "status": status(id)}))
+            .collect();
+        to_py(py, &Value::Array(out))
+    }
+
+    /// The per-step diff (added / removed / changed / moved) from revision `old` (default: the
+    /// one before `new`) to revision `new` (default: the latest).
+    #[pyo3(signature = (old = None, new = None))]
+    fn step_diff<'py>(
+        &self,
+        py: Python<'py>,
+        old: Option<u32>,
+        new: Option<u32>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        ser(
+            py,
+            &step_ids::diff_revisions(&self.state, old, new).map_err(to_py_err)?,
+        )
+    }
+
+    /// The approved plan's scope (`{paths, commands}`) while building after an approval; None
+    /// when there is none (never approved, forced exit, planning again, or none declared).
+    fn approved_scope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        ser(py, &self.state.approved_scope())
+    }
+
+    /// True when the approved scope allows touching `path` (workspace-relative) or running
+    /// `command`; `kind` is `"path"` or `"command"`. False when there is no approved scope.
+    fn scope_allows(&self, kind: &str, value: &str) -> PyResult<bool> {
+        let Some(scope) = self.state.approved_scope() else {
+            return Ok(false);
+        };
+        match kind {
+            "path" => Ok(scope.allows_path(value)),
+            "command" => Ok(scope.allows_command(value)),
+            other => Err(InvalidInputError::new_err(format!(
+                "unknown scope kind {other:?}: use \"path\" or \"command\""
+            ))),
+        }
+    }
+
+    /// Records a drift entry in the audit log (`detail`: what was touched outside the scope).
+    #[pyo3(signature = (detail, actor = "model", at = None))]
+    fn record_drift(&mut self, detail: &str, actor: &str, at: Option<String>) -> PyResult<()> {
+        self.state
+            .record_drift(actor, detail, &at_or_now(at))
+            .map_err(to_py_err)
     }
 
     fn __repr__(&self) -> String {

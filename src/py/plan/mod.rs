@@ -2,6 +2,7 @@
 //! `PlanWorkspace` (safe plan-file I/O) and a few helpers.
 
 mod book;
+mod report;
 mod workspace;
 
 use pyo3::prelude::*;
@@ -54,7 +55,7 @@ fn check_plan_text(text: &Bound<'_, PyAny>, max_bytes: usize, what: &str) -> PyR
     validate_plan_text(&text_arg(text, what)?, max_bytes, what).map_err(to_py_err)
 }
 
-/// The numbered steps (`1. ...`) of a markdown plan, in order.
+/// The steps of a markdown plan (numbered items `1. ...` and task-list items `- [ ] ...`), in order.
 #[pyfunction]
 fn plan_steps(text: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     Ok(steps::numbered_steps(&text_arg(text, "plan text")?))
@@ -95,6 +96,7 @@ fn utc_now() -> String {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<book::PyPlanBook>()?;
     m.add_class::<workspace::PyPlanWorkspace>()?;
+    m.add_class::<report::PyPlanReport>()?;
     m.add_function(wrap_pyfunction!(plan_sha256, m)?)?;
     m.add_function(wrap_pyfunction!(check_plan_text, m)?)?;
     m.add_function(wrap_pyfunction!(plan_steps, m)?)?;

@@ -63,6 +63,11 @@ class PlanStatus:
     its status says ``none``."""
     shell_sandbox_abi: int | None = None
     """The Landlock ABI version the sandbox uses (None when no sandbox applies)."""
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    """The latest revision's steps: ``{id, text, status}`` (status of the todo carrying the step, or None)."""
+    step_changes: list[dict[str, Any]] | None = field(default_factory=list)
+    """Per-step diff from the previous revision: ``{id, change, text, old_text, moved}``; None when
+    the previous revision's text was pruned (``max_revisions_kept``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A plain-JSON dict of every field."""
@@ -80,8 +85,16 @@ def plan_status(agent_or_state: Agent | AgentState) -> PlanStatus:
         todos=book.todos, audit=book.audit,
         revisions=[{k: v for k, v in r.items() if k != "content"} for r in book.revisions],
         grants=book.grants, plan_relpath=book.plan_path, decision_in_flight=_in_flight(book),
-        trimmed=book.trimmed, **_shell_fields(agent_or_state),
+        trimmed=book.trimmed, steps=book.steps(), step_changes=_step_changes(book),
+        **_shell_fields(agent_or_state),
     )
+
+
+def _step_changes(book: PlanBook) -> list[dict[str, Any]] | None:
+    try:
+        return book.step_diff()
+    except InvalidInputError:
+        return None  # the previous revision's text was pruned
 
 
 def _in_flight(book: PlanBook) -> dict[str, Any] | None:

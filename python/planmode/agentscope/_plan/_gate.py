@@ -23,6 +23,7 @@ from .._toolkit_check import check_toolkit
 from . import _decision, _store, _texts
 from . import _identity as kinds
 from ._sandbox_shell import forget_shell_decision, planning_shell_verdict
+from ._scope import scope_decision
 from ._tools import summary_of
 from ._texts import (
     PLAN_ENTER,
@@ -231,7 +232,8 @@ class PlanModeMiddleware(MiddlewareBase):
             return _deny(self.parent_unknown_text)
         if verdict == "allow":
             return _allow(f"{tool.name} is allowed in PLAN mode.")
-        return await next_handler(**input_kwargs)
+        outside = await scope_decision(self.plan, agent, tool, name, tool_call, tool_input)
+        return outside if outside is not None else await next_handler(**input_kwargs)
 
     def _ask_for_approval(self, agent: Agent, book: PlanBook, call_id: str,
                           tool_input: dict[str, Any]) -> PermissionDecision:

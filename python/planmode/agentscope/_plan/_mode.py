@@ -17,6 +17,7 @@ from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook, PlanWorkspace, check_acto
 from ...exceptions import InvalidInputError, PlanModeError
 from . import _store
 from ._sandbox_config import SandboxMode, ShellProtection, ShellSandbox
+from ._scope import ScopeEnforcement, check_enforcement
 from ._texts import TASK_TOOL_NAMES
 
 if TYPE_CHECKING:
@@ -106,6 +107,7 @@ class PlanMode:
         sandbox_unclassified: bool = False,
         sandbox_network: bool = False,
         sandbox_readable: list[str] | tuple[str, ...] | None = None,
+        scope_enforcement: ScopeEnforcement = "ask",
     ) -> None:
         if subagent_policy not in _POLICIES:
             raise InvalidInputError(
@@ -148,6 +150,7 @@ class PlanMode:
         self.shell_tool_names = tuple(shell_tool_names)
         self.shell_tool_types = tuple(shell_tool_types)
         self.trust_mcp_read_only = frozenset(trust_mcp_read_only)
+        self.scope_enforcement: ScopeEnforcement = check_enforcement(scope_enforcement)
         self._identity: ToolIdentity | None = None
         self._gated: weakref.WeakValueDictionary[int, AgentState] = weakref.WeakValueDictionary()
         self._middleware: PlanModeMiddleware | None = None

@@ -220,6 +220,8 @@ class TodoWrite(_PlanTool):
                         "status": {"type": "string",
                                    "description": "pending, in_progress or completed."},
                         "priority": {"type": "string", "description": "Optional: high, medium or low."},
+                        "step_id": {"type": "string",
+                                    "description": "Optional: the plan step it carries out (e.g. s2)."},
                     },
                     "required": ["content", "status"],
                 },
