@@ -26,6 +26,9 @@ sdist=$(ls "$out"/planmode-*.tar.gz)
 unpacked=$(mktemp -d)
 trap 'rm -rf "$unpacked"' EXIT
 tar -xzf "$sdist" -C "$unpacked"
+# The sdist's files carry old fixed times, and cargo keys the crate by its path inside the package, not
+# the unpacked directory: without fresh times a build cached in target/ from older sources looks current.
+find "$unpacked" -type f -exec touch {} +
 echo "wheel: building the abi3 wheel from $(basename "$sdist") with zig for manylinux2014 (a release build: minutes)"
 (cd "$unpacked"/planmode-* && CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}" \
     "$py" -m maturin build --release --locked --zig --compatibility manylinux2014 --out "$out" ${MATURIN_ARGS:-})

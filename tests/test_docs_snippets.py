@@ -10,7 +10,7 @@ How a fenced block is treated, by its language tag:
   (both ``[]``).
 * ``bash`` / ``sh`` / ``console``: the blocks of one file run in order as one ``bash -euo pipefail``
   script, with the project's virtualenv first on ``PATH`` (as after ``. .venv/bin/activate``).
-* ``json``: must parse. ``text``, ``toml``, ``yaml``, ``diff``, ``mermaid``, ``dot``: data, not run.
+* ``json``: must parse. ``text``, ``markdown``, ``toml``, ``yaml``, ``diff``, ``mermaid``, ``dot``: data, not run.
 * A block that is deliberately not runnable (a fragment, a reference with ``<placeholders>``, a
   command that is this test suite itself) carries the marker ``<!-- snippet: skip REASON -->`` on
   the line before its fence; the reason is required. A block without a language tag, or with a
@@ -40,7 +40,7 @@ SKIP = re.compile(r"^<!--\s*snippet:\s*skip\b(?P<reason>.*?)-->\s*$")
 FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 RUN_PYTHON = {"python", "py", "pycon"}
 RUN_SHELL = {"bash", "sh", "shell", "console"}
-DATA = {"text", "toml", "yaml", "yml", "diff", "mermaid", "dot", "ini", "csv", "html"}
+DATA = {"text", "toml", "yaml", "yml", "diff", "mermaid", "dot", "ini", "csv", "html", "markdown", "md"}
 
 
 @dataclass(frozen=True)
