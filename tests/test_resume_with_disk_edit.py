@@ -79,3 +79,27 @@ async def test_a_request_for_changes_resumed_over_an_unreviewed_edit_records_it_
     assert status.revision == 2 and status.revisions[-1]["edited_by_user"] and status.plan_content == EDIT
     result = text_of(results(agent)["x1"])
     assert "recorded as revision 2" in result and result.endswith("Requested changes:\nAdd a rollback.")
+
+
+async def test_a_resume_over_a_plan_file_that_cannot_be_read_safely_applies_nothing(tmp_path: Path) -> None:
+    """Fail closed: a symlinked plan file on the resuming node cancels the request with the reason."""
+    agent, model, plan = make_agent(tmp_path, ask_script())
+    assert confirm_request(await run(agent)) is not None
+    book = _store.load(agent.state)
+    book.claim("approve", "admin:ops", channel="admin", revision=1)
+    _store.save(agent.state, book)
+    event = _decision.confirm_event(agent.state, book)
+    plan_file = tmp_path / "plans" / "PLAN.md"
+    (tmp_path / "elsewhere.md").write_text(EDIT)
+    plan_file.unlink()
+    plan_file.symlink_to(tmp_path / "elsewhere.md")
+
+    model.extend([say("still planning")])
+    await run(agent, event)
+
+    status = plan_status(agent)
+    assert status.phase == "planning" and status.approved_revision is None and status.revision == 1
+    assert (tmp_path / "elsewhere.md").read_text() == EDIT and plan_file.is_symlink()
+    assert "could not be applied" in text_of(results(agent)["x1"])
+    cancelled = [a for a in status.audit if a["kind"] == "decision"]
+    assert [d["decision"] for d in cancelled] == ["cancel"] and "answer not applied" in cancelled[0]["detail"]
