@@ -103,3 +103,24 @@ async def test_a_resume_over_a_plan_file_that_cannot_be_read_safely_applies_noth
     assert "could not be applied" in text_of(results(agent)["x1"])
     cancelled = [a for a in status.audit if a["kind"] == "decision"]
     assert [d["decision"] for d in cancelled] == ["cancel"] and "answer not applied" in cancelled[0]["detail"]
+
+
+async def test_an_approval_with_edits_resumed_over_an_unreviewed_edit_applies_the_humans_edit(tmp_path: Path) -> None:
+    agent, model, plan = make_agent(tmp_path, ask_script())
+    assert confirm_request(await run(agent)) is not None
+    reviewed_edit = PLAN.replace("1.", "1. Carefully")
+    book = _store.load(agent.state)
+    book.claim("approve_with_edits", "admin:ops", channel="admin", edited_plan=reviewed_edit, revision=1)
+    _store.save(agent.state, book)
+    event = _decision.confirm_event(agent.state, book)
+    (tmp_path / "plans" / "PLAN.md").write_text(EDIT)
+
+    model.extend([say("building")])
+    await run(agent, event)
+
+    status = plan_status(agent)
+    assert status.phase == "building" and status.approved_revision == 2
+    assert [r["number"] for r in status.revisions] == [1, 2, 3] and status.revisions[-1]["sha256"] == plan_sha256(EDIT)
+    result = text_of(results(agent)["x1"])
+    assert result.startswith("Plan approved with edits (revision 2") and "revision 3, which is not approved" in result
+    assert result.endswith("## Approved Plan:\n" + reviewed_edit)

@@ -152,7 +152,8 @@ def approved(path: str, d: dict[str, Any], actor: str, plan: str | None, mode: s
     node's plan file was recorded as; the approved text is then included)."""
     rev = f"revision {d['revision']}, sha256 {short_sha(d['sha256'])}"
     if unreviewed is not None:
-        head = (f"Plan approved ({rev}) by {who(actor)}. " + unreviewed_edit(path, unreviewed)
+        edits = " with edits" if d["edited"] else ""
+        head = (f"Plan approved{edits} ({rev}) by {who(actor)}. " + unreviewed_edit(path, unreviewed)
                 + " The approved plan is included below; follow it.")
     elif d["edited"]:
         head = (
