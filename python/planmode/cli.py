@@ -44,7 +44,8 @@ environment variables (each one the default of its option):
   PLANMODE_USER         --user   (default {DEFAULT_USER!r}: the session owner's X-User-ID)
   PLANMODE_ADMIN_TOKEN  --token  (needed by the commands that change something)
   PLANMODE_ACTOR        --actor  (name recorded in the audit log)
-exit status: 0 done, 1 the server refused (its reason is printed), 2 bad usage or server unreachable"""
+exit status: 0 done, 1 the server refused (its reason is printed) or a decision was not applied,
+             2 bad usage or server unreachable"""
 
 
 class CliError(Exception):
@@ -75,14 +76,17 @@ class AdminClient:
                 headers["X-Actor"] = self.args.actor
         return headers
 
-    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        """One JSON request; HTTP errors and unreachable servers become :class:`CliError`."""
+    def request(
+        self, method: str, path: str, body: dict[str, Any] | None = None, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """One JSON request (waiting at most ``timeout``, default --timeout); HTTP errors and
+        unreachable servers become :class:`CliError`."""
         query = urllib.parse.urlencode({"agent_id": self.args.agent})
         url = f"{self.base}{self.session_path}{path}?{query}"
         data = json.dumps(body).encode() if body is not None else (b"" if method == "POST" else None)
         request = urllib.request.Request(url, data=data, method=method, headers=self._headers(method == "POST"))
         try:
-            with urllib.request.urlopen(request, timeout=self.args.timeout) as response:
+            with urllib.request.urlopen(request, timeout=timeout or self.args.timeout) as response:
                 return dict(json.loads(response.read() or b"{}"))
         except urllib.error.HTTPError as exc:
             raise CliError(f"the server refused ({exc.code}): {_detail(exc)}", 1) from None
@@ -92,9 +96,9 @@ class AdminClient:
             reason = getattr(exc, "reason", None) or exc or type(exc).__name__
             raise CliError(f"cannot reach the planmode server at {self.base}: {reason}", 2) from None
 
-    def status(self) -> dict[str, Any]:
+    def status(self, timeout: float | None = None) -> dict[str, Any]:
         """``GET .../plan``."""
-        return self.request("GET", "/plan")
+        return self.request("GET", "/plan", timeout=timeout)
 
 
 def _detail(error: urllib.error.HTTPError) -> str:
@@ -147,10 +151,20 @@ POLL_SECS = 0.5
 
 def _wait_applied(client: AdminClient, answer: dict[str, Any]) -> None:
     """Returns once the agent applied ``answer``; CliError (exit 1) when it was refused, when its resume did
-    not complete (the session still waits for a decision), or when --timeout passes first."""
+    not complete (the session still waits for a decision), or when --timeout passes first (also when the
+    server stops answering meanwhile: the decision was accepted, so its outcome is what is unknown)."""
     deadline = time.monotonic() + client.args.timeout
     while True:
-        view = client.status()
+        try:
+            view = client.status(timeout=max(deadline - time.monotonic(), POLL_SECS))
+        except CliError as exc:
+            if exc.status != 2:
+                raise
+            if time.monotonic() > deadline:
+                raise CliError(f"the decision was accepted but not applied within {client.args.timeout:g}s: the "
+                               f"server stopped answering ({exc}); check `planmode status`", 1) from None  # fmt: skip
+            time.sleep(POLL_SECS)
+            continue
         pending = view.get("pending") or {}
         if pending.get("tool_call_id") != answer.get("tool_call_id"):
             decisions = [a for a in view.get("audit") or [] if a.get("kind") == "decision"]
@@ -163,7 +177,8 @@ def _wait_applied(client: AdminClient, answer: dict[str, Any]) -> None:
             raise CliError("the decision was accepted but not applied (its resume did not complete); the plan "
                            "still awaits a decision: decide again", 1)  # fmt: skip
         if time.monotonic() > deadline:
-            raise CliError(f"the decision was not applied within {client.args.timeout:.0f}s; check `planmode status`", 1)
+            raise CliError(f"the decision was accepted but not applied within {client.args.timeout:g}s; check "
+                           "`planmode status`", 1)  # fmt: skip
         time.sleep(POLL_SECS)
 
 

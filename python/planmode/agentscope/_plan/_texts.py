@@ -140,11 +140,22 @@ def grant_label(g: dict[str, Any]) -> str:
     return f"{g['tool_name']}({g['rule_content']})" if g.get("rule_content") else str(g["tool_name"])
 
 
+def unreviewed_edit(path: str, revision: int) -> str:
+    """What the model is told when this node's plan file holds an edit the decision did not review."""
+    return (f'The plan file "{path}" on this machine holds an edit nobody reviewed; it is recorded as '
+            f"revision {revision}, which is not approved. Do not follow that file.")
+
+
 def approved(path: str, d: dict[str, Any], actor: str, plan: str | None, mode: str | None,
-             seeded: bool, grants: list[dict[str, Any]]) -> str:
-    """plan_exit's result after an approval."""
+             seeded: bool, grants: list[dict[str, Any]], unreviewed: int | None = None) -> str:
+    """plan_exit's result after an approval (``unreviewed``: the revision an unreviewed edit of this
+    node's plan file was recorded as; the approved text is then included)."""
     rev = f"revision {d['revision']}, sha256 {short_sha(d['sha256'])}"
-    if d["edited"]:
+    if unreviewed is not None:
+        edits = " with edits" if d["edited"] else ""
+        head = (f"Plan approved{edits} ({rev}) by {who(actor)}. " + unreviewed_edit(path, unreviewed)
+                + " The approved plan is included below; follow it.")
+    elif d["edited"]:
         head = (
             f"Plan approved with edits by the user ({rev}, edited by user). The approved plan "
             f'at "{path}" differs from what you wrote; it is included below. Follow it, not your '
@@ -171,12 +182,14 @@ def approved(path: str, d: dict[str, Any], actor: str, plan: str | None, mode: s
                      + ", ".join(grant_label(g) for g in grants) + ".")
     if d.get("feedback"):
         parts.append("The user added:\n" + d["feedback"])
-    if d["edited"] and plan:
+    if unreviewed is not None and plan:
+        parts.append("## Approved Plan:\n" + plan)
+    elif d["edited"] and plan:
         parts.append("## Approved Plan (edited by user):\n" + plan)
     return "\n\n".join(parts)
 
 
-def not_approved(path: str, d: dict[str, Any], actor: str) -> str:
+def not_approved(path: str, d: dict[str, Any], actor: str, unreviewed: int | None = None) -> str:
     """plan_exit's result after request_changes or reject (feedback verbatim, last)."""
     what = "requested changes to" if d["decision"] == "request_changes" else "rejected"
     text = (
@@ -186,6 +199,8 @@ def not_approved(path: str, d: dict[str, Any], actor: str) -> str:
     )
     if d.get("edited"):
         text += f" The user also edited the plan: it is now revision {d['revision']}; start from it."
+    if unreviewed is not None:
+        text += f" The plan file on this machine holds an edit nobody reviewed, recorded as revision {unreviewed}."
     if d.get("feedback"):
         label = "Requested changes" if d["decision"] == "request_changes" else "Reason"
         text += f"\n\n{label}:\n{d['feedback']}"

@@ -171,6 +171,7 @@ class PlanExit(_PlanTool):
     def _apply(self, state: AgentState, book: PlanBook) -> ToolChunk:
         pending = book.pending or {}
         work = book.copy()
+        file_text: str | None = None
         try:
             if pending.get("auto"):
                 d = work.decide("approve", "policy",
@@ -182,6 +183,10 @@ class PlanExit(_PlanTool):
                 file_text = None if claim.get("revision") else work.human_edit(self.plan.workspace)
                 d = work.apply_claim(pending.get("tool_call_id", ""), file_text)
             work.restore_file(self.plan.workspace, audit=False)
+            approved_text = work.plan_content
+            # An edit on this node's disk that the bound decision did not review: never written over,
+            # never approved, recorded (and audited) as a user-edited revision after the decision.
+            unreviewed = work.sync_file(self.plan.workspace, "user") if file_text is None else None
         except (PlanModeError, OSError, TypeError, ValueError, OverflowError) as exc:
             book.cancel_pending("system", f"answer not applied: {exc}")
             _store.save(state, book)
@@ -191,13 +196,13 @@ class PlanExit(_PlanTool):
         meta = {"decision": d["decision"], "revision": d["revision"], "sha256": d["sha256"]}
         if d["decision"] not in ("approve", "approve_with_edits"):
             _store.save(state, work)
-            return _chunk(_texts.not_approved(path, d, actor), ToolResultState.DENIED, **meta)
+            return _chunk(_texts.not_approved(path, d, actor, unreviewed), ToolResultState.DENIED, **meta)
         seeded = self.plan.seed_todos_on_approval and work.seed_todos_from_plan()
         _store.save(state, work)
         _store.add_grants(state, work.grants)
         if d["next_mode"]:
             _store.apply_mode(state, d["next_mode"], actor)
-        text = _texts.approved(path, d, actor, work.plan_content, d["next_mode"], seeded, work.grants)
+        text = _texts.approved(path, d, actor, approved_text, d["next_mode"], seeded, work.grants, unreviewed)
         return _chunk(text, **meta)
 
 
