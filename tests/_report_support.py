@@ -39,6 +39,13 @@ def _plan(rng: random.Random, n: int) -> str:
     return "# Plan\n\n" + "".join(f"{i}. step {i} {rng.random():.6f}\n" for i in range(1, n + 1))
 
 
+def _force_exit(book: PlanBook, t: int, expected: Expected, outcome: str) -> None:
+    """An admin forces ``book`` out of plan mode 5 s after ``t``, leaving ``outcome``."""
+    book.force_exit("admin:ops", at=_at(t + 5))
+    expected.outcomes[outcome] += 1
+    expected.exits["forced"] += 1
+
+
 def _run(rng: random.Random, scenario: str, expected: Expected) -> dict[str, Any] | None:
     """Drives one PlanBook through ``scenario``; None for a run that never used plan mode."""
     if scenario == "never":
@@ -51,9 +58,7 @@ def _run(rng: random.Random, scenario: str, expected: Expected) -> dict[str, Any
     if scenario == "planning_empty":
         expected.outcomes["planning_without_plan"] += 1
     elif scenario == "forced_empty":
-        book.force_exit("admin:ops", at=_at(t + 5))
-        expected.outcomes["exited_without_plan"] += 1
-        expected.exits["forced"] += 1
+        _force_exit(book, t, expected, "exited_without_plan")
     else:
         t += 1
         book.write(_plan(rng, 4), at=_at(t))
@@ -63,9 +68,7 @@ def _run(rng: random.Random, scenario: str, expected: Expected) -> dict[str, Any
             book.request_exit("r", "c", at=_at(t + 1))
             expected.outcomes["planning_with_plan"] += 1
         elif scenario == "forced_plan":
-            book.force_exit("admin:ops", at=_at(t + 5))
-            expected.outcomes["exited_with_plan"] += 1
-            expected.exits["forced"] += 1
+            _force_exit(book, t, expected, "exited_with_plan")
         else:
             changes = rng.randrange(0, 3)
             for revision in range(1, changes + 2):

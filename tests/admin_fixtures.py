@@ -7,6 +7,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx
 import pytest
 
 from planmode.agentscope._admin._nodes import AppNode, RedisServer
@@ -48,6 +49,13 @@ def one_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppNode]:
     """One app node on its own redis-server, for the module."""
     for cluster in start_cluster(tmp_path_factory.mktemp("one-node"), ("node",)):
         yield cluster.nodes["node"]
+
+
+@pytest.fixture()
+def client(one_node: AppNode) -> Iterator[httpx.Client]:
+    """An HTTP client of ``one_node``, signed in as ``USER``."""
+    with one_node.client(USER) as http:
+        yield http
 
 
 @pytest.fixture()

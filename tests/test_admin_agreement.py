@@ -5,13 +5,13 @@ nothing (except recording an unreviewed disk edit as a revision, which both do).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from admin_fixtures import TOKEN, USER, one_node  # noqa: F401  (fixture)
+from admin_fixtures import TOKEN, USER, client, one_node  # noqa: F401  (fixtures)
 
 from planmode.agentscope import answer_plan, plan_status
 from planmode.agentscope._admin._nodes import (
@@ -105,12 +105,6 @@ async def test_in_process_verdicts(
         assert after.pending["revision"] == 2 and after.revisions[-1]["edited_by_user"]
     else:
         assert after.audit == before and after.phase == "awaiting_approval"
-
-
-@pytest.fixture()
-def client(one_node: AppNode) -> Iterator[httpx.Client]:  # noqa: F811
-    with one_node.client(USER) as http:
-        yield http
 
 
 def _parked(client: httpx.Client) -> tuple[str, str, dict[str, Any]]:

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from admin_fixtures import TOKEN, USER, one_node  # noqa: F401  (fixture)
+from admin_fixtures import TOKEN, USER, client, one_node  # noqa: F401  (fixtures)
 from agentscope.app.storage import RedisStorage
 from agentscope.event import ConfirmResult, UserConfirmResultEvent
 
@@ -29,12 +28,6 @@ from planmode.agentscope.scripted_app import planning_script, script_message
 from planmode.cli import main as cli_main
 
 PLAN = "# Plan\n\n1. Change the check\n2. Run the tests\n"
-
-
-@pytest.fixture()
-def client(one_node: AppNode) -> Iterator[httpx.Client]:  # noqa: F811
-    with one_node.client(USER) as http:
-        yield http
 
 
 @pytest.fixture()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
-from admin_fixtures import TOKEN, USER, one_node  # noqa: F401  (fixture)
+from admin_fixtures import TOKEN, USER, client, one_node  # noqa: F401  (fixtures)
 from agentscope.app.message_bus import MessageBusKeys
 
 from planmode.agentscope._admin._nodes import (
@@ -28,12 +27,6 @@ from planmode.cli import main as cli_main
 
 WRITES = [":enter-plan-mode", ":exit-plan-mode", "/plan:decide"]
 APPROVE = {"decision": "approve", "revision": 1}
-
-
-@pytest.fixture()
-def client(one_node: AppNode) -> Iterator[httpx.Client]:  # noqa: F811
-    with one_node.client(USER) as http:
-        yield http
 
 
 @pytest.fixture()

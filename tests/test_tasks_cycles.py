@@ -10,7 +10,6 @@ AgentScope would have turned into a cycle, and must change nothing.
 from __future__ import annotations
 
 import copy
-from collections.abc import Coroutine
 from typing import Any
 
 import agentscope.tool as builtin
@@ -23,18 +22,7 @@ from hypothesis import strategies as st
 import planmode.agentscope as ours
 from planmode.agentscope import TASK_TOOLS, ScriptedChatModel
 
-
-def run(coro: Coroutine[Any, Any, ToolChunk]) -> ToolChunk:
-    """Drives a tool call that never suspends (the Task tools don't)."""
-    try:
-        coro.send(None)
-    except StopIteration as stop:
-        return stop.value
-    raise AssertionError("the tool call suspended")
-
-
-def text(chunk: ToolChunk) -> str:
-    return "".join(block.text for block in chunk.content)
+from _task_support import run, text
 
 
 def has_cycle(tasks: list[Task]) -> bool:

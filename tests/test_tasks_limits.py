@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import json
 import pickle
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from agentscope.state import AgentState, Task, TaskContext
-from agentscope.tool import ToolChunk
 
 import planmode.agentscope as ours
 from planmode import TaskGraph
 from planmode._core import PlanBook
 from planmode.exceptions import CycleError, InvalidInputError, StateLoadError
+
+from _task_support import run, text
 
 LIMIT = 100  # lists/dicts, the outermost counting as 1 (docs/tasks.md)
 HUGE = 13_000
@@ -36,18 +37,6 @@ def metadata(levels: int) -> dict[str, Any]:
 
 def task(levels: int) -> dict[str, Any]:
     return {"subject": "s", "description": "d", "metadata": metadata(levels), "id": "1"}
-
-
-def run(coro: Coroutine[Any, Any, ToolChunk]) -> ToolChunk:
-    try:
-        coro.send(None)
-    except StopIteration as stop:
-        return stop.value
-    raise AssertionError("the tool call suspended")
-
-
-def text(chunk: ToolChunk) -> str:
-    return "".join(block.text for block in chunk.content)
 
 
 def deep_json(levels: int) -> str:

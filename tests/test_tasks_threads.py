@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pickle
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import Any
 
 from agentscope.state import AgentState, Task
@@ -16,13 +16,7 @@ from planmode import TaskGraph
 from planmode._core import TaskStateIndex
 from planmode.exceptions import PlanModeError
 
-
-def run(coro: Coroutine[Any, Any, ToolChunk]) -> ToolChunk:
-    try:
-        coro.send(None)
-    except StopIteration as stop:
-        return stop.value
-    raise AssertionError("the tool call suspended")
+from _task_support import run
 
 
 def in_threads(jobs: list[Callable[[], None]]) -> list[BaseException]:

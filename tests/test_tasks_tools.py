@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -22,16 +22,9 @@ from tasks_reference import next_id, refusal
 import planmode.agentscope as ours
 from planmode import TaskGraph
 
+from _task_support import run
+
 TOOLS = ("TaskCreate", "TaskGet", "TaskList", "TaskUpdate")
-
-
-def run(coro: Coroutine[Any, Any, ToolChunk]) -> ToolChunk:
-    """Drives a tool call that never suspends (the Task tools don't)."""
-    try:
-        coro.send(None)
-    except StopIteration as stop:
-        return stop.value
-    raise AssertionError("the tool call suspended")
 
 
 def call(tool: builtin.ToolBase, **kwargs: Any) -> ToolChunk:

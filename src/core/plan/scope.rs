@@ -8,6 +8,8 @@
 
 use serde::Serialize;
 
+use super::steps::lines_outside_fences;
+
 /// What an approved plan says the build phase will touch.
 #[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scope {
@@ -49,16 +51,8 @@ fn item_patterns(item: &str) -> Vec<String> {
 pub fn parse_scope(plan: &str) -> Option<Scope> {
     let mut scope = Scope::default();
     let mut section: Option<usize> = None;
-    let mut in_fence = false;
-    for line in plan.lines() {
+    for line in lines_outside_fences(plan) {
         let trimmed = line.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            in_fence = !in_fence;
-            continue;
-        }
-        if in_fence {
-            continue;
-        }
         if trimmed.starts_with('#') {
             let level = trimmed.bytes().take_while(|b| *b == b'#').count();
             section = match (scope_heading(trimmed), section) {

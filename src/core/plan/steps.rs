@@ -8,15 +8,10 @@ use super::todo::{MAX_TODO_CHARS, MAX_TODOS};
 /// duplicates are dropped.
 pub fn numbered_steps(plan: &str) -> Vec<String> {
     let mut steps: Vec<String> = Vec::new();
-    let mut in_fence = false;
-    for line in plan.lines() {
+    for line in lines_outside_fences(plan) {
         let trimmed = line.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            in_fence = !in_fence;
-            continue;
-        }
         // Top level only: at most three spaces of indentation.
-        if in_fence || line.len() - trimmed.len() > 3 {
+        if line.len() - trimmed.len() > 3 {
             continue;
         }
         if let Some(step) = step_text(trimmed).or_else(|| task_text(trimmed))
@@ -29,6 +24,19 @@ pub fn numbered_steps(plan: &str) -> Vec<String> {
         }
     }
     steps
+}
+
+/// The lines of a markdown plan outside fenced code blocks (``` or ~~~), fence lines left out.
+pub(super) fn lines_outside_fences(plan: &str) -> impl Iterator<Item = &str> {
+    let mut in_fence = false;
+    plan.lines().filter(move |line| {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+            return false;
+        }
+        !in_fence
+    })
 }
 
 /// `"12. Do x"` or `"12) Do x"` -> `Some("Do x")` (trimmed, length-capped).
