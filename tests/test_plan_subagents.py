@@ -127,3 +127,34 @@ def test_attach_child_validation(tmp_path: Path) -> None:
         plan.attach_child(child)
     with pytest.raises(InvalidInputError, match="expects an agentscope Agent"):
         plan.attach_child(object())  # type: ignore[arg-type]
+
+
+async def test_child_shell_is_sandboxed_only_while_the_parent_plans(tmp_path: Path) -> None:
+    """With ``sandbox_unclassified`` a child's refused command runs in the sandbox while its parent
+    plans (its write is blocked), and unsandboxed once the parent builds (the write happens)."""
+    from agentscope.tool import Bash
+
+    from planmode._core import sandbox_support
+
+    assert sandbox_support()[0] is not None, "Landlock must be available on this machine"
+    project = tmp_path / "project"
+    project.mkdir()
+    plan = PlanMode(workspace_dir=tmp_path, sandbox_unclassified=True)
+    parent = Agent(name="lead", system_prompt="You plan.", model=ScriptedChatModel([]),
+                   toolkit=Toolkit(tools=plan.tools()), middlewares=[plan.middleware()])
+    enter_plan_mode(parent)
+    write = "echo hi > made.txt; cat made.txt"
+    model = ScriptedChatModel([call_tool("Bash", {"command": write}, "b1"), say("tried")])
+    child = Agent(name="worker", system_prompt="You help.", model=model,
+                  toolkit=Toolkit(tools=[Bash(cwd=str(project))]))
+    child.state.permission_context.mode = PermissionMode.BYPASS
+    plan.attach_child(child, parent=parent)
+    await run(child)
+    assert not (project / "made.txt").exists()
+    assert "[planmode sandbox]" in text_of(results(child)["b1"])
+
+    exit_plan_mode(parent, actor="user")
+    model.extend([call_tool("Bash", {"command": write}, "b2"), say("done")])
+    await run(child, "go on")
+    assert (project / "made.txt").read_text() == "hi\n"
+    assert "[planmode sandbox]" not in text_of(results(child)["b2"])
