@@ -4,7 +4,14 @@
 use pyo3::PyErr;
 use pyo3::prelude::*;
 
-use super::exceptions::{CycleError, InvalidInputError, PlanModeError, StateLoadError, TaskNotFoundError};
+use pyo3::exceptions::{PyFileNotFoundError, PyNotADirectoryError, PyOSError};
+
+use super::exceptions::{
+    CycleError, InvalidInputError, PathEscapeError, PlanModeError, PlanStateError, StateLoadError,
+    TaskNotFoundError, UnknownModeError,
+};
+use crate::core::permission::engine::ProtocolError;
+use crate::core::plan::PlanError;
 use crate::core::tasks::{LoadError, TaskError};
 
 /// An argument has the wrong type or value (`InvalidInputError`); the text says which and why.
@@ -20,9 +27,57 @@ pub struct StateLoad(pub String);
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reentered(pub &'static str);
 
+/// A permission mode that does not exist was named (`UnknownModeError`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownMode(pub String);
+
+/// A directory argument is missing (`FileNotFoundError`) or is not a directory
+/// (`NotADirectoryError`); the text names the path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotADir {
+    /// Nothing exists at the path.
+    Missing(String),
+    /// Something other than a directory is there.
+    NotDirectory(String),
+}
+
 impl From<InvalidInput> for PyErr {
     fn from(e: InvalidInput) -> Self {
         InvalidInputError::new_err(e.0)
+    }
+}
+
+impl From<UnknownMode> for PyErr {
+    fn from(e: UnknownMode) -> Self {
+        UnknownModeError::new_err(e.0)
+    }
+}
+
+impl From<NotADir> for PyErr {
+    fn from(e: NotADir) -> Self {
+        match e {
+            NotADir::Missing(m) => PyFileNotFoundError::new_err(m),
+            NotADir::NotDirectory(m) => PyNotADirectoryError::new_err(m),
+        }
+    }
+}
+
+impl From<PlanError> for PyErr {
+    fn from(e: PlanError) -> Self {
+        match e {
+            PlanError::InvalidInput(m) => InvalidInputError::new_err(m),
+            PlanError::PathEscape(m) => PathEscapeError::new_err(m),
+            PlanError::Phase(m) => PlanStateError::new_err(m),
+            PlanError::StateLoad(m) => StateLoadError::new_err(m),
+            PlanError::UnknownMode(m) => UnknownModeError::new_err(m),
+            PlanError::Io(m) => PyOSError::new_err(m),
+        }
+    }
+}
+
+impl From<ProtocolError> for PyErr {
+    fn from(e: ProtocolError) -> Self {
+        InvalidInputError::new_err(e.to_string())
     }
 }
 

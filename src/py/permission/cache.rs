@@ -10,7 +10,7 @@ use super::check::PermissionCheck;
 use super::live::RuleStore;
 use super::protocol::MatcherKind;
 use crate::core::permission::Mode;
-use crate::py::exceptions::{InvalidInputError, UnknownModeError};
+use crate::py::errors::{InvalidInput, UnknownMode};
 
 /// The compiled rules of permission contexts, by tool name, re-validated lazily: a check reads
 /// the live rule lists only as far as its decision needs (AgentScope's first-match order) and
@@ -33,11 +33,11 @@ impl RuleCache {
     #[new]
     fn new(modes: Bound<'_, PyTuple>) -> PyResult<Self> {
         if modes.len() != Mode::ALL.len() {
-            return Err(InvalidInputError::new_err(format!(
+            return Err(PyErr::from(InvalidInput(format!(
                 "RuleCache needs the {} PermissionMode members, got {} objects",
                 Mode::ALL.len(),
                 modes.len()
-            )));
+            ))));
         }
         Ok(RuleCache {
             modes: modes.unbind(),
@@ -95,9 +95,9 @@ impl RuleCache {
             }
         }
         let shown = value.call_method1(intern!(value.py(), "__format__"), ("",))?;
-        Err(UnknownModeError::new_err(format!(
+        Err(PyErr::from(UnknownMode(format!(
             "Unknown permission mode: {}",
             shown.str()?
-        )))
+        ))))
     }
 }

@@ -8,9 +8,9 @@ use pyo3::types::{PyString, PyTuple};
 
 use super::live::{LiveRules, RuleStore};
 use super::protocol::{BehaviorText, CheckStep, Verdict};
-use crate::core::permission::engine::{Decision, ProtocolError};
+use crate::core::permission::engine::Decision;
 use crate::core::permission::{AdvanceError, Evaluation, Mode, Outcome, Reply, RuleList, Step, Subject};
-use crate::py::exceptions::InvalidInputError;
+use crate::py::errors::InvalidInput;
 
 /// An engine-made decision for Python: `(behavior, message, reason, echoes_input)`.
 type MadeDecision = (BehaviorText, String, Option<String>, bool);
@@ -82,9 +82,9 @@ impl PermissionCheck {
         match self.state.try_lock() {
             Ok(guard) => Ok(guard),
             Err(TryLockError::Poisoned(poisoned)) => Ok(poisoned.into_inner()),
-            Err(TryLockError::WouldBlock) => Err(InvalidInputError::new_err(
-                "this PermissionCheck is answering another call; a check serves one call at a time",
-            )),
+            Err(TryLockError::WouldBlock) => Err(PyErr::from(InvalidInput(
+                "this PermissionCheck is answering another call; a check serves one call at a time".into(),
+            ))),
         }
     }
 }
@@ -163,7 +163,9 @@ impl CheckState {
 
     fn pending(&self) -> PyResult<&Pending> {
         self.pending.as_ref().ok_or_else(|| {
-            InvalidInputError::new_err("no rule of this permission check is waiting for match_rule")
+            PyErr::from(InvalidInput(
+                "no rule of this permission check is waiting for match_rule".into(),
+            ))
         })
     }
 
@@ -171,7 +173,7 @@ impl CheckState {
         self.outcome
             .as_ref()
             .map(|(outcome, display)| (*outcome, display.as_str()))
-            .ok_or_else(|| InvalidInputError::new_err("the permission check is not decided yet"))
+            .ok_or_else(|| PyErr::from(InvalidInput("the permission check is not decided yet".into())))
     }
 }
 
@@ -193,13 +195,9 @@ fn display_of(rules: &LiveRules<'_, '_>, pending: Option<&Pending>, list: RuleLi
 
 fn advance_error(err: AdvanceError<PyErr>) -> PyErr {
     match err {
-        AdvanceError::Protocol(err) => protocol(err),
+        AdvanceError::Protocol(err) => err.into(),
         AdvanceError::Source(err) => err,
     }
-}
-
-fn protocol(err: ProtocolError) -> PyErr {
-    InvalidInputError::new_err(err.to_string())
 }
 
 #[pymethods]
@@ -219,10 +217,10 @@ impl PermissionCheck {
         let index = match position {
             None => None,
             Some(position) => Some(pending.rules.get(position).map(|(i, _, _)| *i).ok_or_else(|| {
-                InvalidInputError::new_err(format!(
+                PyErr::from(InvalidInput(format!(
                     "position {position} is outside the {} pending rules",
                     pending.rules.len()
-                ))
+                )))
             })?),
         };
         state.advance(py, Reply::Matched(index))

@@ -12,7 +12,7 @@ use pyo3::{Borrowed, intern};
 use crate::core::permission::Subject;
 use crate::core::permission::ToolVerdict;
 use crate::core::permission::engine::Behavior;
-use crate::py::exceptions::InvalidInputError;
+use crate::py::errors::InvalidInput;
 
 /// Defines an enum whose variants convert from / to fixed Python strings.
 macro_rules! words {
@@ -50,11 +50,11 @@ macro_rules! words {
             fn parse(text: &str) -> PyResult<$name> {
                 Self::ALL.iter().copied().find(|v| v.text() == text).ok_or_else(|| {
                     let valid: Vec<String> = Self::ALL.iter().map(|v| format!("{:?}", v.text())).collect();
-                    InvalidInputError::new_err(format!(
+                    PyErr::from(InvalidInput(format!(
                         concat!("unknown ", $what, " {:?} (expected one of {})"),
                         text,
                         valid.join(", ")
-                    ))
+                    )))
                 })
             }
         }
@@ -65,10 +65,10 @@ macro_rules! words {
             fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<$name> {
                 match obj.cast::<PyString>() {
                     Ok(text) => $name::parse(&text.to_cow()?),
-                    Err(_) => Err(InvalidInputError::new_err(format!(
+                    Err(_) => Err(PyErr::from(InvalidInput(format!(
                         concat!($what, " must be a str, got {}"),
                         obj.get_type().name()?
-                    ))),
+                    )))),
                 }
             }
         }

@@ -6,8 +6,8 @@ use pyo3::types::PyDict;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::text_arg;
 use super::workspace::PyPlanWorkspace;
-use super::{text_arg, to_py_err};
 use crate::core::plan::bounds::{Bounds, DEFAULT_AUDIT_ENTRIES, DEFAULT_REVISION_RECORDS};
 use crate::core::plan::content::DEFAULT_MAX_PLAN_BYTES;
 use crate::core::plan::grant::Grant;
@@ -18,12 +18,23 @@ use crate::core::plan::{
     Answer, Channel, Decision, EnterOutcome, ForceExit, Limits, PlanResult, PlanState, clock, parse_todos,
 };
 use crate::py::convert::{to_json_value, to_py};
-use crate::py::exceptions::{InvalidInputError, StateLoadError};
+use crate::py::errors::{InvalidInput, StateLoad};
+use crate::py::shared::Shared;
 
 /// The plan-mode state of one agent with its transitions. Every method either applies
 /// completely or raises and changes nothing. `at` (RFC 3339) defaults to now.
-#[pyclass(module = "planmode._core", name = "PlanBook")]
+///
+/// Safe to share between threads: calls on one book take turns (a caller waits with the GIL
+/// released), so each sees and leaves a whole state; a call made from inside another call on
+/// the same thread raises PlanModeError.
+#[pyclass(module = "planmode._core", name = "PlanBook", frozen)]
 pub struct PyPlanBook {
+    inner: Shared<Book>,
+}
+
+/// The state and limits one `PlanBook` guards.
+#[derive(Clone)]
+struct Book {
     state: PlanState,
     limits: Limits,
 }
@@ -58,14 +69,14 @@ fn build_answer(
 ) -> PyResult<Answer> {
     let grants: Vec<Grant> = match grants.filter(|g| !g.is_none()) {
         Some(g) => serde_json::from_value(to_json_value(g, "grants")?).map_err(|e| {
-            InvalidInputError::new_err(format!(
+            InvalidInput(format!(
                 "grants must be a list of {{tool_name, rule_content?}} objects: {e}"
             ))
         })?,
         None => Vec::new(),
     };
     Ok(Answer {
-        decision: Some(Decision::parse(decision).map_err(to_py_err)?),
+        decision: Some(Decision::parse(decision)?),
         actor: actor.to_string(),
         feedback: opt_text(feedback, "feedback")?,
         edited_plan: opt_text(edited_plan, "edited plan")?,
@@ -73,7 +84,7 @@ fn build_answer(
         revision,
         next_mode,
         grants,
-        channel: Channel::parse(channel).map_err(to_py_err)?,
+        channel: Channel::parse(channel)?,
         may_escalate,
     })
 }
@@ -94,10 +105,17 @@ fn outcome<'py>(py: Python<'py>, d: &DecisionOutcome) -> PyResult<Bound<'py, PyD
 type Revise = fn(&mut PlanState, &str, &str, &str, &Limits) -> PlanResult<WriteOutcome>;
 
 impl PyPlanBook {
+    /// A book guarding `book`.
+    fn holding(book: Book) -> Self {
+        Self {
+            inner: Shared::new(book, "PlanBook"),
+        }
+    }
+
     /// Applies `record` to `content` (a str, named `what` in errors) and returns
     /// `{revision, sha256, unchanged}`.
     fn revise<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         content: &Bound<'py, PyAny>,
         what: &str,
@@ -106,7 +124,10 @@ impl PyPlanBook {
         record: Revise,
     ) -> PyResult<Bound<'py, PyAny>> {
         let text = text_arg(content, what)?;
-        let w = record(&mut self.state, &text, actor, &at_or_now(at), &self.limits).map_err(to_py_err)?;
+        let mut b = self.inner.lock(py)?;
+        let Book { state, limits } = &mut *b;
+        let w = record(state, &text, actor, &at_or_now(at), limits)?;
+        drop(b);
         to_py(
             py,
             &json!({"revision": w.revision, "sha256": w.sha256, "unchanged": w.unchanged}),
@@ -129,149 +150,164 @@ impl PyPlanBook {
         max_audit_entries: usize,
     ) -> PyResult<Self> {
         if max_plan_bytes == 0 || max_revisions_kept == 0 {
-            return Err(InvalidInputError::new_err(
-                "max_plan_bytes and max_revisions_kept must be at least 1",
-            ));
+            return Err(
+                InvalidInput("max_plan_bytes and max_revisions_kept must be at least 1".into()).into(),
+            );
         }
-        let bounds = Bounds::new(max_revision_records, max_audit_entries).map_err(to_py_err)?;
+        let bounds = Bounds::new(max_revision_records, max_audit_entries)?;
         let value = match state {
             Some(s) if !s.is_none() => {
-                to_json_value(s, "plan-mode state").map_err(|e| StateLoadError::new_err(e.to_string()))?
+                to_json_value(s, "plan-mode state").map_err(|e| StateLoad(e.to_string()))?
             }
             _ => Value::Null,
         };
-        let mut state = PlanState::from_json(value).map_err(to_py_err)?;
+        let mut state = PlanState::from_json(value)?;
         state.bounds = bounds;
-        Ok(Self {
-            state,
-            limits: Limits {
-                max_plan_bytes,
-                max_revisions_kept,
-            },
-        })
+        let limits = Limits {
+            max_plan_bytes,
+            max_revisions_kept,
+        };
+        Ok(Self::holding(Book { state, limits }))
     }
 
     /// The JSON-ready dict to store in `middle_context["planmode"]`.
     fn to_state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.state.to_json())
+        let b = self.inner.lock(py)?;
+        to_py(py, &b.state.to_json())
     }
 
     /// An independent copy.
-    fn copy(&self) -> Self {
-        Self {
-            state: self.state.clone(),
-            limits: self.limits,
-        }
+    fn copy(&self, py: Python<'_>) -> PyResult<Self> {
+        let book = self.inner.lock(py)?.clone();
+        Ok(Self::holding(book))
     }
 
     /// `never_entered`, `planning`, `awaiting_approval` or `building`.
     #[getter]
-    fn phase(&self) -> &'static str {
-        self.state.phase.as_str()
+    fn phase(&self, py: Python<'_>) -> PyResult<&'static str> {
+        let b = self.inner.lock(py)?;
+        Ok(b.state.phase.as_str())
     }
 
     /// `never_entered`, `planning_with_plan`, `planning_without_plan`, `exited_with_plan`, `exited_without_plan`.
     #[getter]
-    fn outcome(&self) -> &'static str {
-        self.state.outcome().as_str()
+    fn outcome(&self, py: Python<'_>) -> PyResult<&'static str> {
+        let b = self.inner.lock(py)?;
+        Ok(b.state.outcome().as_str())
     }
 
     /// True while planning or awaiting approval.
     #[getter]
-    fn active(&self) -> bool {
-        self.state.phase.is_active()
+    fn active(&self, py: Python<'_>) -> PyResult<bool> {
+        let b = self.inner.lock(py)?;
+        Ok(b.state.phase.is_active())
     }
 
     /// Latest revision number, or None before any plan.
     #[getter]
-    fn revision(&self) -> Option<u32> {
-        self.state.latest().map(|r| r.number)
+    fn revision(&self, py: Python<'_>) -> PyResult<Option<u32>> {
+        let b = self.inner.lock(py)?;
+        Ok(b.state.latest().map(|r| r.number))
     }
 
     /// sha256 of the latest revision.
     #[getter]
-    fn sha256(&self) -> Option<String> {
-        self.state.latest().map(|r| r.sha256.clone())
+    fn sha256(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        let b = self.inner.lock(py)?;
+        Ok(b.state.latest().map(|r| r.sha256.clone()))
     }
 
     /// Text of the latest revision.
     #[getter]
-    fn plan_content(&self) -> Option<String> {
-        self.state.latest().and_then(|r| r.content.clone())
+    fn plan_content(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        let b = self.inner.lock(py)?;
+        Ok(b.state.latest().and_then(|r| r.content.clone()))
     }
 
     /// Workspace-relative plan file path (set once by `bind`).
     #[getter]
-    fn plan_path(&self) -> Option<String> {
-        self.state.plan_path.clone()
+    fn plan_path(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        let b = self.inner.lock(py)?;
+        Ok(b.state.plan_path.clone())
     }
 
     /// Owner key of the plan file (set once by `bind`).
     #[getter]
-    fn agent_key(&self) -> Option<String> {
-        self.state.agent_key.clone()
+    fn agent_key(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        let b = self.inner.lock(py)?;
+        Ok(b.state.agent_key.clone())
     }
 
     /// The revision approved last.
     #[getter]
-    fn approved_revision(&self) -> Option<u32> {
-        self.state.approved_revision
+    fn approved_revision(&self, py: Python<'_>) -> PyResult<Option<u32>> {
+        let b = self.inner.lock(py)?;
+        Ok(b.state.approved_revision)
     }
 
     /// Who ended plan mode last.
     #[getter]
-    fn exited_by(&self) -> Option<String> {
-        self.state.exited_by.clone()
+    fn exited_by(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        let b = self.inner.lock(py)?;
+        Ok(b.state.exited_by.clone())
     }
 
     /// The parked approval request as a dict, or None.
     #[getter]
     fn pending<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        ser(py, &self.state.pending)
+        let b = self.inner.lock(py)?;
+        ser(py, &b.state.pending)
     }
 
     /// Allow rules granted with the last approval (list of dicts); they expire on re-entry.
     #[getter]
     fn grants<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        ser(py, &self.state.grants)
+        let b = self.inner.lock(py)?;
+        ser(py, &b.state.grants)
     }
 
     /// The todo list (list of dicts).
     #[getter]
     fn todos<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        ser(py, &self.state.todos)
+        let b = self.inner.lock(py)?;
+        ser(py, &b.state.todos)
     }
 
     /// The audit log (list of dicts), oldest first.
     #[getter]
     fn audit<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        ser(py, &self.state.audit)
+        let b = self.inner.lock(py)?;
+        ser(py, &b.state.audit)
     }
 
     /// Every revision (list of dicts; `content` is None for pruned ones).
     #[getter]
     fn revisions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        ser(py, &self.state.revisions)
+        let b = self.inner.lock(py)?;
+        ser(py, &b.state.revisions)
     }
 
     /// Sets the owner key and plan path once (later calls keep the stored values) and records
     /// the workspace directory in use.
-    fn bind(&mut self, agent_key: &str, plan_path: &str, workspace_dir: &str) -> PyResult<()> {
-        self.state
+    fn bind(&self, py: Python<'_>, agent_key: &str, plan_path: &str, workspace_dir: &str) -> PyResult<()> {
+        let mut b = self.inner.lock(py)?;
+        b.state
             .bind(agent_key, plan_path, workspace_dir)
-            .map_err(to_py_err)
+            .map_err(PyErr::from)
     }
 
     /// The workspace directory the plan file was last used in.
     #[getter]
-    fn workspace_dir(&self) -> Option<String> {
-        self.state.workspace_dir.clone()
+    fn workspace_dir(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        let b = self.inner.lock(py)?;
+        Ok(b.state.workspace_dir.clone())
     }
 
     /// Enters plan mode: returns `entered`, `reentered` or `already_active`.
     #[pyo3(signature = (actor = "model", at = None))]
-    fn enter(&mut self, actor: &str, at: Option<String>) -> PyResult<&'static str> {
-        let out = self.state.enter(actor, &at_or_now(at)).map_err(to_py_err)?;
+    fn enter(&self, py: Python<'_>, actor: &str, at: Option<String>) -> PyResult<&'static str> {
+        let mut b = self.inner.lock(py)?;
+        let out = b.state.enter(actor, &at_or_now(at))?;
         Ok(match out {
             EnterOutcome::Entered => "entered",
             EnterOutcome::Reentered => "reentered",
@@ -282,7 +318,7 @@ impl PyPlanBook {
     /// Records a plan revision (planning only): `{revision, sha256, unchanged}`.
     #[pyo3(signature = (content, actor = "model", at = None))]
     fn write<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         content: &Bound<'py, PyAny>,
         actor: &str,
@@ -294,7 +330,7 @@ impl PyPlanBook {
     /// Records a human edit of the plan file as a revision marked edited by the user.
     #[pyo3(signature = (content, actor = "user", at = None))]
     fn record_file_edit<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         content: &Bound<'py, PyAny>,
         actor: &str,
@@ -311,14 +347,16 @@ impl PyPlanBook {
     }
 
     /// Raises PlanStateError unless `plan_exit` may ask for approval now; returns the revision.
-    fn check_exit(&self) -> PyResult<u32> {
-        self.state.check_exit().map_err(to_py_err)
+    fn check_exit(&self, py: Python<'_>) -> PyResult<u32> {
+        let b = self.inner.lock(py)?;
+        b.state.check_exit().map_err(PyErr::from)
     }
 
     /// Parks `plan_exit` on approval of the latest revision; returns that revision.
     #[pyo3(signature = (reply_id, tool_call_id, summary = None, *, auto = false, at = None))]
     fn request_exit(
-        &mut self,
+        &self,
+        py: Python<'_>,
         reply_id: &str,
         tool_call_id: &str,
         summary: Option<&Bound<'_, PyAny>>,
@@ -326,15 +364,18 @@ impl PyPlanBook {
         at: Option<String>,
     ) -> PyResult<u32> {
         let summary = opt_text(summary, "summary")?;
-        self.state
+        let mut b = self.inner.lock(py)?;
+        b.state
             .request_exit(reply_id, tool_call_id, summary.as_deref(), auto, &at_or_now(at))
-            .map_err(to_py_err)
+            .map_err(PyErr::from)
     }
 
     /// Records a `plan_exit` refused before reaching a human.
     #[pyo3(signature = (reason, at = None))]
-    fn record_exit_refused(&mut self, reason: &str, at: Option<String>) {
-        self.state.record_exit_refused(reason, &at_or_now(at));
+    fn record_exit_refused(&self, py: Python<'_>, reason: &str, at: Option<String>) -> PyResult<()> {
+        let mut b = self.inner.lock(py)?;
+        b.state.record_exit_refused(reason, &at_or_now(at));
+        Ok(())
     }
 
     /// Applies the answer to the pending approval; returns
@@ -344,7 +385,7 @@ impl PyPlanBook {
                         channel = "in_process", may_escalate = false, at = None))]
     #[allow(clippy::too_many_arguments)]
     fn decide<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         decision: &str,
         actor: &str,
@@ -370,10 +411,9 @@ impl PyPlanBook {
             channel,
             may_escalate,
         )?;
-        let d = self
-            .state
-            .decide(&answer, &at_or_now(at), &self.limits)
-            .map_err(to_py_err)?;
+        let mut b = self.inner.lock(py)?;
+        let limits = b.limits;
+        let d = b.state.decide(&answer, &at_or_now(at), &limits)?;
         outcome(py, &d).map(Bound::into_any)
     }
 
@@ -384,6 +424,7 @@ impl PyPlanBook {
     #[allow(clippy::too_many_arguments)]
     fn check_answer<'py>(
         &self,
+        py: Python<'_>,
         decision: &str,
         actor: &str,
         feedback: Option<&Bound<'py, PyAny>>,
@@ -406,10 +447,11 @@ impl PyPlanBook {
             channel,
             may_escalate,
         )?;
-        self.state
-            .check_answer(&answer, &self.limits)
+        let b = self.inner.lock(py)?;
+        b.state
+            .check_answer(&answer, &b.limits)
             .map(|_| ())
-            .map_err(to_py_err)
+            .map_err(PyErr::from)
     }
 
     /// Accepts an answer for the parked call (judged completely) and records it as the claim
@@ -419,7 +461,7 @@ impl PyPlanBook {
                         may_escalate = false, lease_secs = 60, at = None))]
     #[allow(clippy::too_many_arguments)]
     fn claim<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         decision: &str,
         actor: &str,
@@ -445,53 +487,46 @@ impl PyPlanBook {
             channel,
             may_escalate,
         )?;
-        let c = self
+        let mut b = self.inner.lock(py)?;
+        let limits = b.limits;
+        let c = b
             .state
-            .claim(
-                &answer,
-                &at_or_now(at),
-                clock::now_unix(),
-                lease_secs,
-                &self.limits,
-            )
-            .map_err(to_py_err)?;
+            .claim(&answer, &at_or_now(at), clock::now_unix(), lease_secs, &limits)?;
         ser(py, &c)
     }
 
     /// The live claim of the pending approval (dict), or None when none blocks a decision.
     #[getter]
     fn live_claim<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        ser(py, &self.state.live_claim(clock::now_unix()))
+        let b = self.inner.lock(py)?;
+        ser(py, &b.state.live_claim(clock::now_unix()))
     }
 
     /// Raises PlanStateError unless `tool_call_id` is the parked `plan_exit` call and an
     /// accepted answer waits for it.
-    fn check_resume(&self, tool_call_id: &str) -> PyResult<()> {
-        self.state
+    fn check_resume(&self, py: Python<'_>, tool_call_id: &str) -> PyResult<()> {
+        let b = self.inner.lock(py)?;
+        b.state
             .check_resume(tool_call_id)
             .map(|_| ())
-            .map_err(to_py_err)
+            .map_err(PyErr::from)
     }
 
     /// Applies the accepted answer of the parked call `tool_call_id`; `file_text` (the plan
     /// file's text) is used only when the answer is not bound to a revision.
     #[pyo3(signature = (tool_call_id, file_text = None, at = None))]
     fn apply_claim<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         tool_call_id: &str,
         file_text: Option<&Bound<'py, PyAny>>,
         at: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let file_text = opt_text(file_text, "edited plan file")?;
-        let answer = self
-            .state
-            .claimed_answer(tool_call_id, file_text)
-            .map_err(to_py_err)?;
-        let d = self
-            .state
-            .decide(&answer, &at_or_now(at), &self.limits)
-            .map_err(to_py_err)?;
+        let mut b = self.inner.lock(py)?;
+        let answer = b.state.claimed_answer(tool_call_id, file_text)?;
+        let limits = b.limits;
+        let d = b.state.decide(&answer, &at_or_now(at), &limits)?;
         let out = outcome(py, &d)?;
         out.set_item("actor", answer.actor)?;
         out.set_item("grants", ser(py, &answer.grants)?)?;
@@ -501,8 +536,9 @@ impl PyPlanBook {
     /// This node's plan file next to state (read only): `{path, exists, sha256, text,
     /// matches_state, edited_on_disk, error}`, or None when no plan path is bound.
     fn inspect_file<'py>(&self, py: Python<'py>, workspace: &PyPlanWorkspace) -> PyResult<Bound<'py, PyAny>> {
-        let max = self.limits.max_plan_bytes;
-        let Some(v) = py.detach(|| self.state.inspect_file(workspace.inner(), max)) else {
+        let b = self.inner.lock(py)?;
+        let max = b.limits.max_plan_bytes;
+        let Some(v) = py.detach(|| b.state.inspect_file(workspace.inner(), max)) else {
             return Ok(py.None().into_bound(py));
         };
         to_py(
@@ -515,9 +551,10 @@ impl PyPlanBook {
     /// The plan file's text when it is a human edit (text no revision has), else None; raises when
     /// the file cannot be read safely (a symlink, not UTF-8, too big...).
     fn human_edit(&self, py: Python<'_>, workspace: &PyPlanWorkspace) -> PyResult<Option<String>> {
-        let max = self.limits.max_plan_bytes;
-        py.detach(|| self.state.read_for_sync(workspace.inner(), max))
-            .map_err(to_py_err)
+        let b = self.inner.lock(py)?;
+        let max = b.limits.max_plan_bytes;
+        py.detach(|| b.state.read_for_sync(workspace.inner(), max))
+            .map_err(PyErr::from)
     }
 
     /// Records a human edit of this node's plan file (text no revision has) as a new revision
@@ -526,23 +563,20 @@ impl PyPlanBook {
     /// when the file cannot be read safely (a symlink, a hard link, not UTF-8, too big).
     #[pyo3(signature = (workspace, actor = "user", at = None))]
     fn sync_file(
-        &mut self,
+        &self,
         py: Python<'_>,
         workspace: &PyPlanWorkspace,
         actor: &str,
         at: Option<String>,
     ) -> PyResult<Option<u32>> {
-        let max = self.limits.max_plan_bytes;
-        let view = py
-            .detach(|| self.state.read_for_sync(workspace.inner(), max))
-            .map_err(to_py_err)?;
+        let mut b = self.inner.lock(py)?;
+        let max = b.limits.max_plan_bytes;
+        let view = py.detach(|| b.state.read_for_sync(workspace.inner(), max))?;
         let Some(text) = view else {
             return Ok(None);
         };
-        let w = self
-            .state
-            .record_file_edit(&text, actor, &at_or_now(at), &self.limits)
-            .map_err(to_py_err)?;
+        let limits = b.limits;
+        let w = b.state.record_file_edit(&text, actor, &at_or_now(at), &limits)?;
         Ok(Some(w.revision))
     }
 
@@ -551,18 +585,17 @@ impl PyPlanBook {
     /// With `audit=False` nothing is recorded (the file follows a decision just recorded).
     #[pyo3(signature = (workspace, at = None, *, audit = true))]
     fn restore_file(
-        &mut self,
+        &self,
         py: Python<'_>,
         workspace: &PyPlanWorkspace,
         at: Option<String>,
         audit: bool,
     ) -> PyResult<bool> {
-        let max = self.limits.max_plan_bytes;
-        let wrote = py
-            .detach(|| self.state.restore_file(workspace.inner(), max))
-            .map_err(to_py_err)?;
+        let mut b = self.inner.lock(py)?;
+        let max = b.limits.max_plan_bytes;
+        let wrote = py.detach(|| b.state.restore_file(workspace.inner(), max))?;
         if wrote && audit {
-            self.state.record_restored(&at_or_now(at));
+            b.state.record_restored(&at_or_now(at));
         }
         Ok(wrote)
     }
@@ -570,23 +603,21 @@ impl PyPlanBook {
     /// What bounding dropped: `{revision_texts, revision_records, audit_entries, folded_refusals}`.
     #[getter]
     fn trimmed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        ser(py, &self.state.trimmed)
+        let b = self.inner.lock(py)?;
+        ser(py, &b.state.trimmed)
     }
 
     /// Ends plan mode without a human. Returns None when not active, else
     /// `{"cancelled": <pending dict or None>}`.
     #[pyo3(signature = (actor, at = None))]
     fn force_exit<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         actor: &str,
         at: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        match self
-            .state
-            .force_exit(actor, &at_or_now(at), clock::now_unix())
-            .map_err(to_py_err)?
-        {
+        let mut b = self.inner.lock(py)?;
+        match b.state.force_exit(actor, &at_or_now(at), clock::now_unix())? {
             ForceExit::NotActive => Ok(py.None().into_bound(py)),
             ForceExit::Exited { cancelled } => {
                 let d = PyDict::new(py);
@@ -598,51 +629,65 @@ impl PyPlanBook {
 
     /// Withdraws a pending approval (stays in plan mode); False when nothing was pending.
     #[pyo3(signature = (actor, detail, at = None))]
-    fn cancel_pending(&mut self, actor: &str, detail: &str, at: Option<String>) -> PyResult<bool> {
-        self.state
+    fn cancel_pending(
+        &self,
+        py: Python<'_>,
+        actor: &str,
+        detail: &str,
+        at: Option<String>,
+    ) -> PyResult<bool> {
+        let mut b = self.inner.lock(py)?;
+        b.state
             .cancel_pending(actor, detail, &at_or_now(at))
-            .map_err(to_py_err)
+            .map_err(PyErr::from)
     }
 
     /// Records a permission-mode change (mode values: default, accept_edits, explore, bypass, dont_ask).
     #[pyo3(signature = (actor, from_mode, to_mode, at = None))]
     fn record_mode_change(
-        &mut self,
+        &self,
+        py: Python<'_>,
         actor: &str,
         from_mode: &str,
         to_mode: &str,
         at: Option<String>,
     ) -> PyResult<()> {
-        self.state
+        let mut b = self.inner.lock(py)?;
+        b.state
             .record_mode_change(actor, from_mode, to_mode, &at_or_now(at))
-            .map_err(to_py_err)
+            .map_err(PyErr::from)
     }
 
     /// Records that the plan file was restored from state.
     #[pyo3(signature = (at = None))]
-    fn record_restored(&mut self, at: Option<String>) {
-        self.state.record_restored(&at_or_now(at));
+    fn record_restored(&self, py: Python<'_>, at: Option<String>) -> PyResult<()> {
+        let mut b = self.inner.lock(py)?;
+        b.state.record_restored(&at_or_now(at));
+        Ok(())
     }
 
     /// Replaces the todo list after validating it; returns the stored list.
-    fn set_todos<'py>(&mut self, py: Python<'py>, todos: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let parsed = parse_todos(&to_json_value(todos, "todos")?).map_err(to_py_err)?;
-        self.state.set_todos(parsed);
-        ser(py, &self.state.todos)
+    fn set_todos<'py>(&self, py: Python<'py>, todos: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let parsed = parse_todos(&to_json_value(todos, "todos")?)?;
+        let mut b = self.inner.lock(py)?;
+        b.state.set_todos(parsed);
+        ser(py, &b.state.todos)
     }
 
     /// Seeds an empty todo list from the approved plan's steps (each todo carries its step id); True when seeded.
-    fn seed_todos_from_plan(&mut self) -> bool {
-        self.state.seed_todos_from_plan()
+    fn seed_todos_from_plan(&self, py: Python<'_>) -> PyResult<bool> {
+        let mut b = self.inner.lock(py)?;
+        Ok(b.state.seed_todos_from_plan())
     }
 
     /// The steps of a revision (the latest by default) as `{id, text, status}`; `status` is the
     /// linked todo's (`None` when no todo carries the step).
     #[pyo3(signature = (revision = None))]
     fn steps<'py>(&self, py: Python<'py>, revision: Option<u32>) -> PyResult<Bound<'py, PyAny>> {
-        let steps = step_ids::steps_of(&self.state, revision).map_err(to_py_err)?;
+        let b = self.inner.lock(py)?;
+        let steps = step_ids::steps_of(&b.state, revision)?;
         let status = |id: &str| {
-            self.state
+            b.state
                 .todos
                 .iter()
                 .find(|t| t.step_id.as_deref() == Some(id))
@@ -664,56 +709,63 @@ impl PyPlanBook {
         old: Option<u32>,
         new: Option<u32>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        ser(
-            py,
-            &step_ids::diff_revisions(&self.state, old, new).map_err(to_py_err)?,
-        )
+        let b = self.inner.lock(py)?;
+        ser(py, &step_ids::diff_revisions(&b.state, old, new)?)
     }
 
     /// The approved plan's scope (`{paths, commands}`) while building after an approval; None
     /// when there is none (never approved, forced exit, planning again, or none declared).
     fn approved_scope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        ser(py, &self.state.approved_scope())
+        let b = self.inner.lock(py)?;
+        ser(py, &b.state.approved_scope())
     }
 
     /// True when the approved scope allows touching `path` (workspace-relative) or running
     /// `command`; `kind` is `"path"` or `"command"`. False when there is no approved scope.
-    fn scope_allows(&self, kind: &str, value: &str) -> PyResult<bool> {
-        let Some(scope) = self.state.approved_scope() else {
+    fn scope_allows(&self, py: Python<'_>, kind: &str, value: &str) -> PyResult<bool> {
+        let b = self.inner.lock(py)?;
+        let Some(scope) = b.state.approved_scope() else {
             return Ok(false);
         };
         match kind {
             "path" => Ok(scope.allows_path(value)),
             "command" => Ok(scope.allows_command(value)),
-            other => Err(InvalidInputError::new_err(format!(
+            other => Err(InvalidInput(format!(
                 "unknown scope kind {other:?}: use \"path\" or \"command\""
-            ))),
+            ))
+            .into()),
         }
     }
 
     /// Records a drift entry in the audit log (`detail`: what was touched outside the scope).
     #[pyo3(signature = (detail, actor = "model", at = None))]
-    fn record_drift(&mut self, detail: &str, actor: &str, at: Option<String>) -> PyResult<()> {
-        self.state
+    fn record_drift(&self, py: Python<'_>, detail: &str, actor: &str, at: Option<String>) -> PyResult<()> {
+        let mut b = self.inner.lock(py)?;
+        b.state
             .record_drift(actor, detail, &at_or_now(at))
-            .map_err(to_py_err)
+            .map_err(PyErr::from)
     }
 
-    fn __repr__(&self) -> String {
-        let rev = self
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let b = self.inner.lock(py)?;
+        let rev = b
             .state
             .latest()
             .map_or_else(|| "None".to_string(), |r| r.number.to_string());
-        format!("PlanBook(phase={:?}, revision={rev})", self.state.phase.as_str())
+        Ok(format!(
+            "PlanBook(phase={:?}, revision={rev})",
+            b.state.phase.as_str()
+        ))
     }
 
     fn __getnewargs_ex__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-        let args = pyo3::types::PyTuple::new(py, [self.to_state(py)?])?.into_any();
+        let b = self.inner.lock(py)?;
+        let args = pyo3::types::PyTuple::new(py, [to_py(py, &b.state.to_json())?])?.into_any();
         let kw = PyDict::new(py);
-        kw.set_item("max_plan_bytes", self.limits.max_plan_bytes)?;
-        kw.set_item("max_revisions_kept", self.limits.max_revisions_kept)?;
-        kw.set_item("max_revision_records", self.state.bounds.max_revision_records)?;
-        kw.set_item("max_audit_entries", self.state.bounds.max_audit_entries)?;
+        kw.set_item("max_plan_bytes", b.limits.max_plan_bytes)?;
+        kw.set_item("max_revisions_kept", b.limits.max_revisions_kept)?;
+        kw.set_item("max_revision_records", b.state.bounds.max_revision_records)?;
+        kw.set_item("max_audit_entries", b.state.bounds.max_audit_entries)?;
         Ok((args, kw))
     }
 }

@@ -8,23 +8,9 @@ mod workspace;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use super::exceptions::{
-    InvalidInputError, PathEscapeError, PlanStateError, StateLoadError, UnknownModeError,
-};
+use super::errors::InvalidInput;
 use crate::core::plan::content::{DEFAULT_MAX_PLAN_BYTES, sha256_hex, validate_plan_text};
-use crate::core::plan::{PlanError, clock, path, steps};
-
-/// Maps a core error to the matching `planmode.exceptions` class (or `OSError`).
-pub(crate) fn to_py_err(e: PlanError) -> PyErr {
-    match e {
-        PlanError::InvalidInput(m) => InvalidInputError::new_err(m),
-        PlanError::PathEscape(m) => PathEscapeError::new_err(m),
-        PlanError::Phase(m) => PlanStateError::new_err(m),
-        PlanError::StateLoad(m) => StateLoadError::new_err(m),
-        PlanError::UnknownMode(m) => UnknownModeError::new_err(m),
-        PlanError::Io(m) => pyo3::exceptions::PyOSError::new_err(m),
-    }
-}
+use crate::core::plan::{clock, path, steps};
 
 /// Extracts a `str` argument as UTF-8, naming `what` when it is not a str or holds lone surrogates.
 pub(crate) fn text_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
@@ -33,13 +19,14 @@ pub(crate) fn text_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
             .get_type()
             .name()
             .map_or_else(|_| "?".to_string(), |n| n.to_string());
-        InvalidInputError::new_err(format!("{what} must be a str, got {ty}"))
+        InvalidInput(format!("{what} must be a str, got {ty}"))
     })?;
-    s.to_str().map(str::to_string).map_err(|_| {
-        InvalidInputError::new_err(format!(
+    let text = s.to_str().map_err(|_| {
+        InvalidInput(format!(
             "{what} is not valid UTF-8 text (it contains lone surrogates)"
         ))
-    })
+    })?;
+    Ok(text.to_string())
 }
 
 /// Lowercase hex sha256 of the UTF-8 bytes of `text`.
@@ -52,7 +39,7 @@ fn plan_sha256(text: &Bound<'_, PyAny>) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (text, max_bytes = DEFAULT_MAX_PLAN_BYTES, what = "plan content"))]
 fn check_plan_text(text: &Bound<'_, PyAny>, max_bytes: usize, what: &str) -> PyResult<()> {
-    validate_plan_text(&text_arg(text, what)?, max_bytes, what).map_err(to_py_err)
+    validate_plan_text(&text_arg(text, what)?, max_bytes, what).map_err(PyErr::from)
 }
 
 /// The steps of a markdown plan (numbered items `1. ...` and task-list items `- [ ] ...`), in order.
@@ -66,7 +53,7 @@ fn plan_steps(text: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 #[pyfunction]
 #[pyo3(signature = (plan_dir, namespace = None))]
 fn plan_relpath(plan_dir: &str, namespace: Option<&str>) -> PyResult<String> {
-    path::plan_relpath(plan_dir, namespace).map_err(to_py_err)
+    path::plan_relpath(plan_dir, namespace).map_err(PyErr::from)
 }
 
 /// Checks an actor name (`model`, `user`, `api`, `admin`, `lead`, `policy`, `system`,
@@ -75,7 +62,7 @@ fn plan_relpath(plan_dir: &str, namespace: Option<&str>) -> PyResult<String> {
 fn check_actor(actor: &str) -> PyResult<()> {
     crate::core::plan::actor::validate_actor(actor)
         .map(|_| ())
-        .map_err(to_py_err)
+        .map_err(PyErr::from)
 }
 
 /// The audit-log actor an operator header names: kept when it starts with a known kind
@@ -83,7 +70,7 @@ fn check_actor(actor: &str) -> PyResult<()> {
 #[pyfunction]
 #[pyo3(signature = (given, default_kind = "admin"))]
 fn qualify_actor(given: Option<&str>, default_kind: &str) -> PyResult<String> {
-    crate::core::plan::actor::qualify_actor(given, default_kind).map_err(to_py_err)
+    crate::core::plan::actor::qualify_actor(given, default_kind).map_err(PyErr::from)
 }
 
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.

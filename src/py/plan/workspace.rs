@@ -2,12 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use pyo3::exceptions::{PyFileNotFoundError, PyNotADirectoryError};
 use pyo3::prelude::*;
 
-use super::{text_arg, to_py_err};
+use super::text_arg;
 use crate::core::plan::Workspace;
 use crate::core::plan::content::DEFAULT_MAX_PLAN_BYTES;
+use crate::py::errors::NotADir;
 
 /// A workspace directory; files are addressed by normalized relative paths that may not
 /// leave it (no `..`, no absolute paths, no symlinked directory pointing outside, no
@@ -24,14 +24,15 @@ fn check_is_directory(dir: &Path) -> PyResult<()> {
     }
     let shown = dir.display();
     Err(if dir.exists() {
-        PyNotADirectoryError::new_err(format!(
+        NotADir::NotDirectory(format!(
             "workspace_dir \"{shown}\" is not a directory: pass the project directory plan files go in"
         ))
     } else {
-        PyFileNotFoundError::new_err(format!(
+        NotADir::Missing(format!(
             "workspace_dir \"{shown}\" does not exist: create it first (mkdir -p \"{shown}\") or pass an existing directory"
         ))
-    })
+    }
+    .into())
 }
 
 impl PyPlanWorkspace {
@@ -48,7 +49,7 @@ impl PyPlanWorkspace {
         check_is_directory(&workspace_dir)?;
         Workspace::open(&workspace_dir)
             .map(|inner| Self { inner })
-            .map_err(to_py_err)
+            .map_err(PyErr::from)
     }
 
     /// The resolved workspace directory.
@@ -59,14 +60,14 @@ impl PyPlanWorkspace {
 
     /// The absolute path of a workspace-relative path (no file-system access).
     fn path(&self, rel: &str) -> PyResult<String> {
-        crate::core::plan::path::check_relative(rel).map_err(to_py_err)?;
+        crate::core::plan::path::check_relative(rel)?;
         Ok(self.inner.join(rel).display().to_string())
     }
 
     /// The text of a workspace file, or None when it does not exist.
     #[pyo3(signature = (rel, max_bytes = DEFAULT_MAX_PLAN_BYTES))]
     fn read(&self, py: Python<'_>, rel: &str, max_bytes: usize) -> PyResult<Option<String>> {
-        py.detach(|| self.inner.read(rel, max_bytes)).map_err(to_py_err)
+        py.detach(|| self.inner.read(rel, max_bytes)).map_err(PyErr::from)
     }
 
     /// Replaces a workspace file atomically; returns its absolute path.
@@ -74,7 +75,7 @@ impl PyPlanWorkspace {
         let text = text_arg(text, "text")?;
         py.detach(|| self.inner.write_atomic(rel, &text))
             .map(|p| p.display().to_string())
-            .map_err(to_py_err)
+            .map_err(PyErr::from)
     }
 
     fn __repr__(&self) -> String {
