@@ -202,7 +202,8 @@ PLAN_PHASES: tuple[str, str, str, str]
 
 @final
 class PlanBook:
-    """The plan-mode state machine over the JSON stored in ``middle_context["planmode"]``."""
+    """The plan-mode state machine over the JSON stored in ``middle_context["planmode"]``;
+    safe to share between threads (calls take turns)."""
 
     def __new__(
         cls,
@@ -342,7 +343,7 @@ class PlanWorkspace:
 
 @final
 class PlanReport:
-    """Outcomes over many stored runs, aggregated in Rust."""
+    """Outcomes over many stored runs, aggregated in Rust; safe to share between threads."""
 
     def __new__(cls) -> PlanReport: ...
     def add(self, source: str, data: bytes) -> None: ...
