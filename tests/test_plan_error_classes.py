@@ -3,6 +3,7 @@ src/py/errors.rs) with texts that say what was wrong; nothing changes on a refus
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,7 @@ def planning() -> PlanBook:
         (lambda: RuleCache(()), InvalidInputError, "PermissionMode members"),
     ],
 )
-def test_each_refusal_has_its_class(call, cls, text) -> None:  # type: ignore[no-untyped-def]
+def test_each_refusal_has_its_class(call: Callable[[], object], cls: type[Exception], text: str) -> None:
     with pytest.raises(cls) as info:
         call()
     assert text in str(info.value)
