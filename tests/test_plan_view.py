@@ -209,3 +209,18 @@ async def test_unchanged_state_is_not_parsed_again(tmp_path: Path, monkeypatch: 
     assert all(s == 0 for _, s in plain), counts
     assert all(b <= 1 and s <= 1 for b, s in todo_turns), counts  # a plan tool: at most one load and one store
     assert sum(b for b, _ in todo_turns) == 0, counts  # the view follows its own stores
+
+
+def test_loads_with_different_limits_each_keep_their_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    builds: list[int] = []
+    real_build = _store.build
+    monkeypatch.setattr(_store, "build", lambda *a, **k: builds.append(1) or real_build(*a, **k))
+    state = AgentState()
+    book = _store.load(state)
+    book.enter("user")
+    _store.save(state, book)  # a book built from no state: no view knows its limits yet
+    builds.clear()
+    for _ in range(5):
+        _store.load(state)
+        _store.load(state, max_revisions_kept=3)
+    assert len(builds) == 2  # one parse per limits, then peeks

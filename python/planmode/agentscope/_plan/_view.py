@@ -25,19 +25,28 @@ _HANDED_KEPT = 2
 
 
 class _View:
-    """One state's cached book, the skeleton it was built from, and its limits."""
+    """One cached book, the skeleton of the stored value it was built from, and the copies of
+    it handed out last."""
 
-    __slots__ = ("skeleton", "limits", "book", "handed", "owner")
+    __slots__ = ("skeleton", "book", "handed")
 
-    def __init__(self, state: AgentState, skeleton: Any, limits: tuple[Any, ...], book: PlanBook) -> None:
-        self.skeleton, self.limits, self.book = skeleton, limits, book
-        self.handed: list[PlanBook] = []
+    def __init__(self, skeleton: Any, book: PlanBook, handed: list[PlanBook]) -> None:
+        self.skeleton, self.book, self.handed = skeleton, book, handed
+
+
+class _Views:
+    """One state's views, by limits (callers load with their own limits)."""
+
+    __slots__ = ("owner", "by_limits")
+
+    def __init__(self, state: AgentState) -> None:
         key = id(state)
         self.owner = weakref.ref(state, lambda _ref: _VIEWS.pop(key, None))
+        self.by_limits: dict[tuple[Any, ...], _View] = {}
 
 
 #: Views by ``id(state)``; an entry leaves when its state is collected.
-_VIEWS: dict[int, _View] = {}
+_VIEWS: dict[int, _Views] = {}
 
 
 def _skeleton(value: Any) -> Any:
@@ -50,19 +59,26 @@ def _skeleton(value: Any) -> Any:
     return value
 
 
+def _views_of(state: AgentState) -> _Views:
+    views = _VIEWS.get(id(state))
+    if views is None or views.owner() is not state:
+        views = _VIEWS[id(state)] = _Views(state)
+    return views
+
+
 def book(state: AgentState, limits: tuple[Any, ...], build: Callable[[Any], PlanBook]) -> PlanBook:
     """A private copy of the book of ``state``'s stored value with ``limits``: the view's when the
     stored value still equals its skeleton, else ``build(stored)`` (which validates), cached."""
     raw = state.middle_context.get(PLAN_STATE_KEY)
-    view = _VIEWS.get(id(state))
-    if view is not None and view.owner() is state and view.limits == limits and raw == view.skeleton:
+    views = _views_of(state)
+    view = views.by_limits.get(limits)
+    if view is not None and raw == view.skeleton:
         return _hand_out(view)
     fresh = build(raw)
     if type(raw) is not dict:
-        _VIEWS.pop(id(state), None)
+        views.by_limits.pop(limits, None)
         return fresh
-    view = _View(state, _skeleton(raw), limits, fresh)
-    _VIEWS[id(state)] = view
+    view = views.by_limits[limits] = _View(_skeleton(raw), fresh, [])
     return _hand_out(view)
 
 
@@ -73,12 +89,8 @@ def _hand_out(view: _View) -> PlanBook:
 
 
 def stored(state: AgentState, book: PlanBook, value: dict[str, Any]) -> None:
-    """Notes that ``value`` (``book.to_state()``) was just stored: the view follows when the book
-    is one it handed out (its limits are then known), else it is dropped."""
-    view = _VIEWS.get(id(state))
-    if view is None or view.owner() is not state or not any(h is book for h in view.handed):
-        _VIEWS.pop(id(state), None)
-        return
-    follow = _View(state, _skeleton(value), view.limits, book.copy())
-    follow.handed = [book]
-    _VIEWS[id(state)] = follow
+    """Notes that ``value`` (``book.to_state()``) was just stored: the view that handed ``book``
+    out follows (its limits are known); every other view of the state is dropped."""
+    views = _views_of(state)
+    limits = next((k for k, v in views.by_limits.items() if any(h is book for h in v.handed)), None)
+    views.by_limits = {} if limits is None else {limits: _View(_skeleton(value), book.copy(), [book])}
