@@ -6,6 +6,10 @@ write the plan file, store the state back (what every plan_write costs on every 
 app the stored state is also what is rewritten to Redis). DONT_ASK refusals are mixed in (one per ten
 revisions) to show that they fold.
 
+Then one model turn's plan-mode work (the gate's note: load the book, read phase, todos, banner) at
+1,000 revisions through a real Agent's middleware, with the in-memory view (an unchanged state is
+a peek) next to a full reload (the view dropped before each turn: what every turn cost before).
+
     .venv/bin/python benchmarks/bench_plan_state.py
 """
 
@@ -19,11 +23,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agentscope.agent import Agent
 from agentscope.state import AgentState
+from agentscope.tool import Toolkit
 
 from planmode._core import PlanBook
-from planmode.agentscope import PlanMode, enter_plan_mode
-from planmode.agentscope._plan import _store
+from planmode.agentscope import PlanMode, ScriptedChatModel, enter_plan_mode
+from planmode.agentscope._plan import _store, _view
 
 COUNTS = (10, 1_000, 10_000)
 PLAN = "# Plan\n\n## Goal\nShip the fix.\n\n## Steps\n" + "".join(f"{i}. Step {i} of the plan\n" for i in range(1, 9))
@@ -84,6 +90,27 @@ def measure(count: int, bounds: dict[str, int]) -> tuple[int, float, float, dict
         return size, micros, state_micros, PlanBook(state.middle_context[_store.STATE_KEY], **bounds).trimmed
 
 
+def turn_time_us(count: int, bounds: dict[str, int], reload: bool, repeats: int = 200) -> float:
+    """Median microseconds of one model turn's plan-mode note (``on_reasoning``'s state part) after
+    ``count`` revisions; ``reload`` drops the view before each turn (the cost without it)."""
+    with tempfile.TemporaryDirectory() as root:
+        plan = PlanMode(workspace_dir=root, **bounds)
+        state, gate = AgentState(), plan.middleware()
+        agent = Agent(name="bench", system_prompt="bench", model=ScriptedChatModel([]),
+                      toolkit=Toolkit(tools=plan.tools()), middlewares=[gate], state=state)
+        enter_plan_mode(state)
+        plan.bind(state, "bench", assign=True)
+        grow(state, count, bounds)
+        times = []
+        for _ in range(repeats):
+            if reload:
+                _view._VIEWS.clear()
+            start = time.perf_counter()
+            gate._note(agent)
+            times.append((time.perf_counter() - start) * 1e6)
+        return sorted(times)[len(times) // 2]
+
+
 def main() -> None:
     """Prints one row per revision count: bounded and unbounded side by side, and their ratios."""
     defaults = {"max_revisions_kept": 20, "max_revision_records": 200, "max_audit_entries": 200}
@@ -96,6 +123,10 @@ def main() -> None:
         print(f"{count:>10,} {size / 1024:>11.1f} {usize / 1024:>13.1f} {usize / size:>7.1f} {micros:>14.0f} "
               f"{umicros:>10.0f} {smicros:>9.0f} {usmicros:>10.0f} {usmicros / smicros:>8.1f}  {trimmed}")  # fmt: skip
     print(f"(defaults: {defaults}; plan text {len(PLAN)} bytes; Path: {Path(__file__).name})")
+    print("\none model turn's plan-mode note at 1,000 revisions (median µs): view (unchanged state) vs full reload")
+    for label, bounds in (("bounded", defaults), ("unbounded", UNBOUNDED)):
+        viewed, reloaded = turn_time_us(1_000, bounds, False), turn_time_us(1_000, bounds, True)
+        print(f"{label:>10}: view {viewed:>8.1f} µs   reload {reloaded:>8.1f} µs   reload/view {reloaded / viewed:>6.1f}x")
 
 
 if __name__ == "__main__":

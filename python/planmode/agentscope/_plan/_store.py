@@ -1,5 +1,6 @@
 """Where plan-mode state lives: ``state.middle_context["planmode"]`` (plain JSON), loaded
-into a Rust ``PlanBook`` for each change and stored back right after it."""
+into a Rust ``PlanBook`` for each change and stored back right after it (through a validated
+in-memory view, ``_view``: an unchanged stored value is not parsed again)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ..._core import DEFAULT_MAX_PLAN_BYTES, PLAN_PHASES, PLAN_STATE_KEY, PlanBo
 from .._agent_state import state_of
 from .._modes import parse_permission_mode
 from .._permission_mode import audit_mode_changes, set_permission_mode
+from . import _view
 
 #: The ``middle_context`` key holding plan-mode state (the core's).
 STATE_KEY = PLAN_STATE_KEY
@@ -22,12 +24,20 @@ STATE_KEY = PLAN_STATE_KEY
 def load(state: AgentState, max_plan_bytes: int = DEFAULT_MAX_PLAN_BYTES, **bounds: int) -> PlanBook:
     """The plan book stored in ``state`` (a fresh one when plan mode was never used); ``bounds``
     are PlanBook's history limits (max_revisions_kept, max_revision_records, max_audit_entries)."""
-    return PlanBook(state.middle_context.get(STATE_KEY), max_plan_bytes=max_plan_bytes, **bounds)
+    limits = (max_plan_bytes, *sorted(bounds.items()))
+    return _view.book(state, limits, lambda raw: build(raw, max_plan_bytes, **bounds))
+
+
+def build(raw: Any, max_plan_bytes: int, **bounds: int) -> PlanBook:
+    """Parses and validates a stored value into a new PlanBook (what ``load`` avoids repeating)."""
+    return PlanBook(raw, max_plan_bytes=max_plan_bytes, **bounds)
 
 
 def save(state: AgentState, book: PlanBook) -> None:
     """Stores the book as plain JSON in ``state.middle_context``."""
-    state.middle_context[STATE_KEY] = book.to_state()
+    value = book.to_state()
+    state.middle_context[STATE_KEY] = value
+    _view.stored(state, book, value)
 
 
 def peek_phase(state: AgentState) -> str | None:
