@@ -23,16 +23,18 @@ assert shutil.which("tmux"), "tmux is missing: make test installs it (scripts/sy
 
 
 class Terminal:
-    """One tmux session running a command."""
+    """One tmux session running a command, on a tmux server of its own (``-L``): another session's
+    server shutting down while this one starts cannot take it along."""
 
     def __init__(self, command: str) -> None:
         self.name = f"planmode-{uuid.uuid4().hex[:8]}"
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "160", "-y", "60",
+        self.tmux = ["tmux", "-L", self.name]
+        subprocess.run([*self.tmux, "new-session", "-d", "-s", self.name, "-x", "160", "-y", "60",
                         f"{command}; echo '[exited]'; sleep 600"], check=True)
 
     def type(self, *keys: str) -> None:
         """Sends keys (tmux names like Enter and Escape are keys, other strings are typed)."""
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, *keys], check=True)
 
     def line(self, text: str) -> None:
         """Types a line of text and presses Enter."""
@@ -41,12 +43,12 @@ class Terminal:
 
     def screen(self) -> str:
         """The whole scrollback, as shown."""
-        return subprocess.run(["tmux", "capture-pane", "-t", self.name, "-p", "-S", "-2000"],
+        return subprocess.run([*self.tmux, "capture-pane", "-t", self.name, "-p", "-S", "-2000"],
                               capture_output=True, text=True, check=True).stdout
 
     def visible(self) -> str:
         """Only what is on screen now (no scrollback)."""
-        return subprocess.run(["tmux", "capture-pane", "-t", self.name, "-p"],
+        return subprocess.run([*self.tmux, "capture-pane", "-t", self.name, "-p"],
                               capture_output=True, text=True, check=True).stdout
 
     def wait_for(self, text: str, count: int = 1) -> str:
@@ -61,7 +63,7 @@ class Terminal:
             time.sleep(0.2)
 
     def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False)
+        subprocess.run([*self.tmux, "kill-server"], check=False)
 
 
 @pytest.fixture
