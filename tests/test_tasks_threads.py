@@ -4,7 +4,6 @@ error, never a torn state."""
 from __future__ import annotations
 
 import pickle
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -17,27 +16,7 @@ from planmode._core import TaskStateIndex
 from planmode.exceptions import PlanModeError
 
 from _task_support import run
-
-
-def in_threads(jobs: list[Callable[[], None]]) -> list[BaseException]:
-    """Runs every job in its own thread, all released at once; returns what they raised."""
-    errors: list[BaseException] = []
-    start = threading.Barrier(len(jobs))
-
-    def wrap(job: Callable[[], None]) -> None:
-        start.wait()
-        try:
-            job()
-        except BaseException as e:  # noqa: BLE001 - collected and asserted below
-            errors.append(e)
-
-    threads = [threading.Thread(target=wrap, args=(job,)) for job in jobs]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return errors
-
+from _threads_support import in_threads
 
 def test_thousands_of_creates_while_other_threads_read_the_graph() -> None:
     g = TaskGraph()
