@@ -29,7 +29,7 @@ from agentscope.tool import Toolkit
 
 from planmode._core import PlanBook
 from planmode.agentscope import PlanMode, ScriptedChatModel, enter_plan_mode
-from planmode.agentscope._plan import _store, _view
+from planmode.agentscope._plan import _state, _view
 
 COUNTS = (10, 1_000, 10_000)
 PLAN = "# Plan\n\n## Goal\nShip the fix.\n\n## Steps\n" + "".join(f"{i}. Step {i} of the plan\n" for i in range(1, 9))
@@ -38,13 +38,13 @@ UNBOUNDED = {"max_revisions_kept": 100_000, "max_revision_records": 100_000, "ma
 
 def grow(state: AgentState, count: int, bounds: dict[str, int]) -> None:
     """Writes ``count`` revisions straight through the core (fast set-up), with a refusal every 10."""
-    book = _store.load(state, **bounds)
+    book = _state.load(state, **bounds)
     for i in range(count):
         book.write(f"{PLAN}\nrevision {i}\n")
         if i % 10 == 0:  # a model retrying plan_exit under DONT_ASK: three refusals in a row
             for _ in range(3):
                 book.record_exit_refused("DONT_ASK: no human available to approve the plan")
-    _store.save(state, book)
+    _state.save(state, book)
 
 
 def write_time_us(plan: PlanMode, state: AgentState, repeats: int = 30) -> float:
@@ -70,9 +70,9 @@ def state_time_us(state: AgentState, bounds: dict[str, int], repeats: int = 30) 
     times = []
     for i in range(repeats):
         start = time.perf_counter()
-        book = _store.load(state, **bounds)
+        book = _state.load(state, **bounds)
         book.write(f"{PLAN}\nstate-only {i}\n")
-        _store.save(state, book)
+        _state.save(state, book)
         times.append((time.perf_counter() - start) * 1e6)
     return sorted(times)[len(times) // 2]
 
@@ -86,10 +86,10 @@ def measure(count: int, bounds: dict[str, int]) -> tuple[int, float, float, dict
         plan.bind(state, "bench", assign=True)
         plan.note_gated(state)  # the tool is driven directly, as the gate does once it serves the agent
         grow(state, count, bounds)
-        size = len(json.dumps(state.middle_context[_store.STATE_KEY]))
+        size = len(json.dumps(state.middle_context[_state.STATE_KEY]))
         micros = write_time_us(plan, state)
         state_micros = state_time_us(state, bounds)
-        return size, micros, state_micros, PlanBook(state.middle_context[_store.STATE_KEY], **bounds).trimmed
+        return size, micros, state_micros, PlanBook(state.middle_context[_state.STATE_KEY], **bounds).trimmed
 
 
 def turn_time_us(count: int, bounds: dict[str, int], reload: bool, repeats: int = 200) -> float:

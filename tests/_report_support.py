@@ -12,7 +12,7 @@ from agentscope.message import Msg, TextBlock
 from agentscope.state import AgentState
 
 from planmode._core import PlanBook
-from planmode.agentscope._plan._store import STATE_KEY
+from planmode.agentscope._plan._state import STATE_KEY
 
 ACTORS = ("user:alice", "admin:bob", "api", "policy")
 SCENARIOS = ("never", "planning_empty", "planning_plan", "awaiting", "approved", "forced_plan", "forced_empty")

@@ -23,7 +23,7 @@ from planmode.agentscope._admin._nodes import (
     settled_in,
     wait_for,
 )
-from planmode.agentscope._plan import _store
+from planmode.agentscope._plan import _state
 from planmode.agentscope.scripted_app import planning_script, script_message
 from planmode.cli import main as cli_main
 
@@ -114,9 +114,9 @@ def _with_state(node: AppNode, agent_id: str, session_id: str, change: Any) -> N
         async with RedisStorage(host="127.0.0.1", port=node.redis_port) as storage:
             record = await storage.get_session(USER, agent_id, session_id)
             assert record is not None
-            book = _store.load(record.state)
+            book = _state.load(record.state)
             change(book)
-            _store.save(record.state, book)
+            _state.save(record.state, book)
             await storage.update_session_state(user_id=USER, agent_id=agent_id, session_id=session_id,
                                                state=record.state)  # fmt: skip
     asyncio.run(run())

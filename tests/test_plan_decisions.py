@@ -331,11 +331,11 @@ async def test_an_edit_on_disk_after_review_is_refused_and_reviewed(tmp_path: Pa
 
 async def test_exit_plan_mode_while_a_decision_is_in_flight_is_refused(tmp_path: Path) -> None:
     agent, _, _ = await _awaiting(tmp_path)
-    from planmode.agentscope._plan import _store
+    from planmode.agentscope._plan import _state
 
-    book = _store.load(agent.state)
+    book = _state.load(agent.state)
     book.claim("approve", "admin:alice", revision=1, lease_secs=60)
-    _store.save(agent.state, book)
+    _state.save(agent.state, book)
     with pytest.raises(PlanStateError, match="a decision is being applied"):
         exit_plan_mode(agent, actor="admin:ops")
     assert plan_status(agent).phase == "awaiting_approval"

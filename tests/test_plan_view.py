@@ -16,7 +16,7 @@ from agentscope.state import AgentState
 
 from planmode._core import PlanBook
 from planmode.agentscope import PlanMode, call_tool, plan_status, say
-from planmode.agentscope._plan import _store
+from planmode.agentscope._plan import _state
 from planmode.exceptions import PlanModeError
 
 from _plan_support import PLAN, hints, make_agent, run
@@ -34,7 +34,7 @@ def built_agent(tmp_path: Path, then: list[Any] | None = None) -> Agent:
 
 
 def raw(agent: Agent) -> dict[str, Any]:
-    return agent.state.middle_context[_store.STATE_KEY]
+    return agent.state.middle_context[_state.STATE_KEY]
 
 
 def _nested_status(a: Agent) -> None:
@@ -57,13 +57,13 @@ def _todos_replaced(a: Agent) -> None:
 def _dict_replaced(a: Agent) -> None:
     value = copy.deepcopy(raw(a))
     value["todos"][0]["content"] = "Replaced dict"
-    a.state.middle_context[_store.STATE_KEY] = value
+    a.state.middle_context[_state.STATE_KEY] = value
 
 
 def _restored_state(a: Agent) -> None:
     dumped = a.state.model_dump(mode="json")
-    dumped["middle_context"][_store.STATE_KEY]["todos"][1]["status"] = "in_progress"
-    dumped["middle_context"][_store.STATE_KEY]["todos"][0]["status"] = "completed"
+    dumped["middle_context"][_state.STATE_KEY]["todos"][1]["status"] = "in_progress"
+    dumped["middle_context"][_state.STATE_KEY]["todos"][0]["status"] = "completed"
     a.state = AgentState.model_validate(dumped)
 
 
@@ -71,9 +71,9 @@ def _other_agents_state(a: Agent) -> None:
     other = AgentState()
     value = copy.deepcopy(raw(a))
     value["todos"] = [{"content": "Other agent's todo", "status": "in_progress"}]
-    other.middle_context[_store.STATE_KEY] = value
-    _store.load(other)  # the other state has a view of its own
-    a.state.middle_context[_store.STATE_KEY] = other.middle_context[_store.STATE_KEY]
+    other.middle_context[_state.STATE_KEY] = value
+    _state.load(other)  # the other state has a view of its own
+    a.state.middle_context[_state.STATE_KEY] = other.middle_context[_state.STATE_KEY]
 
 
 def _revision_text(a: Agent) -> None:
@@ -105,14 +105,14 @@ EDITS: list[Callable[[Agent], None]] = [
 def fresh(state: AgentState) -> tuple[str, Any]:
     """What a load without any view gives: the book's state, or the error."""
     try:
-        return "ok", PlanBook(copy.deepcopy(state.middle_context.get(_store.STATE_KEY))).to_state()
+        return "ok", PlanBook(copy.deepcopy(state.middle_context.get(_state.STATE_KEY))).to_state()
     except PlanModeError as exc:
         return "error", str(exc)
 
 
 def viewed(state: AgentState) -> tuple[str, Any]:
     try:
-        return "ok", _store.load(state).to_state()
+        return "ok", _state.load(state).to_state()
     except PlanModeError as exc:
         return "error", str(exc)
 
@@ -134,7 +134,7 @@ async def test_every_change_of_the_stored_state_is_seen(tmp_path: Path, edit: Ca
 async def test_the_model_sees_todos_edited_between_turns(tmp_path: Path, edit: Callable[[Agent], None]) -> None:
     agent = built_agent(tmp_path, [say("again")])
     await run(agent)
-    _store.load(agent.state)  # warm view
+    _state.load(agent.state)  # warm view
     edit(agent)
     expected = plan_status(agent).todos
     await run(agent, "continue")
@@ -142,42 +142,42 @@ async def test_the_model_sees_todos_edited_between_turns(tmp_path: Path, edit: C
     assert expected != TODOS
     for item in expected:
         assert item["content"] in shown
-    assert _store.load(agent.state).todos == PlanBook(raw(agent)).todos
+    assert _state.load(agent.state).todos == PlanBook(raw(agent)).todos
 
 
 def test_a_loaded_book_does_not_alias_the_view() -> None:
     state = AgentState()
-    book = _store.load(state)
+    book = _state.load(state)
     book.enter("user")
-    _store.save(state, book)
-    first = _store.load(state)
+    _state.save(state, book)
+    first = _state.load(state)
     first.set_todos(TODOS)  # changed, not saved
-    assert _store.load(state).todos == []
-    assert _store.load(state) is not _store.load(state)
+    assert _state.load(state).todos == []
+    assert _state.load(state) is not _state.load(state)
     book.set_todos(TODOS)  # the saved book is the caller's too: changing it later changes no view
-    assert _store.load(state).todos == []
+    assert _state.load(state).todos == []
 
 
 def test_limits_are_part_of_the_view() -> None:
     state = AgentState()
-    book = _store.load(state)
+    book = _state.load(state)
     book.enter("user")
     for i in range(5):
         book.write(f"{PLAN}\n{i}\n")
-    _store.save(state, book)
-    kept = _store.load(state, max_revisions_kept=2).to_state()
+    _state.save(state, book)
+    kept = _state.load(state, max_revisions_kept=2).to_state()
     assert kept == PlanBook(copy.deepcopy(raw_of(state)), max_revisions_kept=2).to_state()
-    assert _store.load(state).to_state() == PlanBook(copy.deepcopy(raw_of(state))).to_state()
+    assert _state.load(state).to_state() == PlanBook(copy.deepcopy(raw_of(state))).to_state()
 
 
 def raw_of(state: AgentState) -> dict[str, Any]:
-    return state.middle_context[_store.STATE_KEY]
+    return state.middle_context[_state.STATE_KEY]
 
 
 async def test_unchanged_state_is_not_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     builds: list[int] = []
     saves: list[int] = []
-    real_build, real_save = _store.build, _store.save
+    real_build, real_save = _state.build, _state.save
 
     def counting_build(*args: Any, **kwargs: Any) -> PlanBook:
         builds.append(1)
@@ -187,8 +187,8 @@ async def test_unchanged_state_is_not_parsed_again(tmp_path: Path, monkeypatch: 
         saves.append(1)
         real_save(*args, **kwargs)
 
-    monkeypatch.setattr(_store, "build", counting_build)
-    monkeypatch.setattr(_store, "save", counting_save)
+    monkeypatch.setattr(_state, "build", counting_build)
+    monkeypatch.setattr(_state, "save", counting_save)
     per_turn: list[tuple[int, int]] = []
 
     def turn(action: Any) -> Any:
@@ -213,14 +213,14 @@ async def test_unchanged_state_is_not_parsed_again(tmp_path: Path, monkeypatch: 
 
 def test_loads_with_different_limits_each_keep_their_view(monkeypatch: pytest.MonkeyPatch) -> None:
     builds: list[int] = []
-    real_build = _store.build
-    monkeypatch.setattr(_store, "build", lambda *a, **k: builds.append(1) or real_build(*a, **k))
+    real_build = _state.build
+    monkeypatch.setattr(_state, "build", lambda *a, **k: builds.append(1) or real_build(*a, **k))
     state = AgentState()
-    book = _store.load(state)
+    book = _state.load(state)
     book.enter("user")
-    _store.save(state, book)  # a book built from no state: no view knows its limits yet
+    _state.save(state, book)  # a book built from no state: no view knows its limits yet
     builds.clear()
     for _ in range(5):
-        _store.load(state)
-        _store.load(state, max_revisions_kept=3)
+        _state.load(state)
+        _state.load(state, max_revisions_kept=3)
     assert len(builds) == 2  # one parse per limits, then peeks

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from planmode._core import plan_sha256
 from planmode.agentscope import plan_status, say
-from planmode.agentscope._plan import _decision, _store
+from planmode.agentscope._plan import _decision, _state
 
 from _plan_support import PLAN, confirm_request, make_agent, results, run, text_of
 from test_plan_decisions import ask_script
@@ -28,9 +28,9 @@ async def test_a_resume_over_an_unreviewed_disk_edit_applies_the_reviewed_revisi
     agent, model, plan = make_agent(tmp_path, ask_script())
     assert confirm_request(await run(agent)) is not None
     # What POST .../plan:decide does on the node that received the decision: claim in state, build the resume.
-    book = _store.load(agent.state)
+    book = _state.load(agent.state)
     book.claim("approve", "admin:ops", channel="admin", revision=1, lease_secs=60)
-    _store.save(agent.state, book)
+    _state.save(agent.state, book)
     event = _decision.confirm_event(agent.state, book)
     # The resuming node's own disk holds a human edit nobody reviewed.
     plan_file = tmp_path / "plans" / "PLAN.md"
@@ -63,9 +63,9 @@ async def test_a_resume_over_an_unreviewed_disk_edit_applies_the_reviewed_revisi
 async def test_a_request_for_changes_resumed_over_an_unreviewed_edit_records_it_too(tmp_path: Path) -> None:
     agent, model, plan = make_agent(tmp_path, ask_script())
     assert confirm_request(await run(agent)) is not None
-    book = _store.load(agent.state)
+    book = _state.load(agent.state)
     book.claim("request_changes", "admin:ops", channel="admin", feedback="Add a rollback.", revision=1)
-    _store.save(agent.state, book)
+    _state.save(agent.state, book)
     event = _decision.confirm_event(agent.state, book)
     (tmp_path / "plans" / "PLAN.md").write_text(EDIT)
 
@@ -85,9 +85,9 @@ async def test_a_resume_over_a_plan_file_that_cannot_be_read_safely_applies_noth
     """Fail closed: a symlinked plan file on the resuming node cancels the request with the reason."""
     agent, model, plan = make_agent(tmp_path, ask_script())
     assert confirm_request(await run(agent)) is not None
-    book = _store.load(agent.state)
+    book = _state.load(agent.state)
     book.claim("approve", "admin:ops", channel="admin", revision=1)
-    _store.save(agent.state, book)
+    _state.save(agent.state, book)
     event = _decision.confirm_event(agent.state, book)
     plan_file = tmp_path / "plans" / "PLAN.md"
     (tmp_path / "elsewhere.md").write_text(EDIT)
@@ -109,9 +109,9 @@ async def test_an_approval_with_edits_resumed_over_an_unreviewed_edit_applies_th
     agent, model, plan = make_agent(tmp_path, ask_script())
     assert confirm_request(await run(agent)) is not None
     reviewed_edit = PLAN.replace("1.", "1. Carefully")
-    book = _store.load(agent.state)
+    book = _state.load(agent.state)
     book.claim("approve_with_edits", "admin:ops", channel="admin", edited_plan=reviewed_edit, revision=1)
-    _store.save(agent.state, book)
+    _state.save(agent.state, book)
     event = _decision.confirm_event(agent.state, book)
     (tmp_path / "plans" / "PLAN.md").write_text(EDIT)
 

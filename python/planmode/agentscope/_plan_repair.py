@@ -11,8 +11,10 @@ from agentscope.message import ToolCallBlock, ToolCallState
 
 from .._core import check_actor
 from ..exceptions import PlanModeError
-from ._plan import _store
-from ._plan._store import GRANT_SOURCE, STATE_KEY
+from ._agent_state import state_of
+from ._plan import _parked, _state
+from ._plan._grants import GRANT_SOURCE
+from ._plan._state import STATE_KEY
 
 if TYPE_CHECKING:
     from agentscope.agent import Agent
@@ -37,12 +39,12 @@ class PlanStateReport:
 
 def inspect_plan_state(agent_or_state: Agent | AgentState) -> PlanStateReport:
     """Loads the plan-mode state without changing anything and says whether, and why not, it loads."""
-    state = _store.state_of(agent_or_state)
+    state = state_of(agent_or_state)
     raw = state.middle_context.get(STATE_KEY)
     if raw is None:
         return PlanStateReport(False, True, None, None)
     try:
-        _store.load(state)
+        _state.load(state)
     except (PlanModeError, ValueError, TypeError) as exc:
         return PlanStateReport(True, False, str(exc), copy.deepcopy(raw))
     return PlanStateReport(True, True, None, copy.deepcopy(raw))
@@ -56,12 +58,12 @@ def reset_plan_state(agent_or_state: Agent | AgentState, *, actor: str = "user")
     granted by a plan approval are revoked. The context, tasks, other middlewares' data and every
     other permission rule stay. The plan file on disk is left as it is."""
     check_actor(actor)
-    state = _store.state_of(agent_or_state)
+    state = state_of(agent_or_state)
     removed = state.middle_context.pop(STATE_KEY, None)
     for msg in state.context:
         for block in msg.content if isinstance(msg.content, list) else []:
             if isinstance(block, ToolCallBlock) and block.name == "plan_exit" and block.state == ToolCallState.ASKING:
-                _store.close_parked_call(state, block.id, RESET_NOTE.format(actor=actor))
+                _parked.close_parked_call(state, block.id, RESET_NOTE.format(actor=actor))
     rules = state.permission_context.allow_rules
     for tool_name in list(rules):
         kept = [r for r in rules[tool_name] if r.source != GRANT_SOURCE]

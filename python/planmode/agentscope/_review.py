@@ -17,7 +17,7 @@ from agentscope.message import ToolCallBlock
 
 from ._plan import _texts
 from ._plan._api import answer_plan
-from ._plan._store import STATE_KEY
+from ._plan._state import STATE_KEY
 
 #: The human's choices, in the order they are offered: (key, label, decision).
 CHOICES = (

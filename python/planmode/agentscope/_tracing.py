@@ -22,7 +22,7 @@ from agentscope.middleware import TracingMiddleware
 from opentelemetry import trace
 
 from ._plan import _texts
-from ._plan._store import STATE_KEY
+from ._plan._state import STATE_KEY
 
 if TYPE_CHECKING:
     from agentscope.agent import Agent

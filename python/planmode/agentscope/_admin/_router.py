@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse
 
 from ..._core import PlanWorkspace
 from ...exceptions import PlanModeError, PlanStateError
-from .._plan import _decision, _store, enter_plan_mode, exit_plan_mode
+from .._plan import _decision, _state, enter_plan_mode, exit_plan_mode
 from ._auth import actor_from, token_guard
 from ._review import CSP, render_page
 from ._schema import DecideRequest, parse_body
@@ -140,13 +140,13 @@ def admin_router(
         storage: StorageBase = request.app.state.storage
         bus: MessageBus = request.app.state.message_bus
         async with locked_session(storage, bus, user_id, agent_id, session_id) as record:
-            book = _store.load(record.state)
+            book = _state.load(record.state)
             try:
                 wrote = book.restore_file(PlanWorkspace(await workdir_of(request, record, user_id, agent_id)))
             except PlanModeError as exc:
                 raise _refusal(exc) from None
             if wrote:
-                _store.save(record.state, book)
+                _state.save(record.state, book)
                 await save_state(storage, user_id, agent_id, record)
         return {**await view_of(request, record, user_id, agent_id), "restored": wrote}
 
@@ -172,7 +172,7 @@ def admin_router(
         body = await parse_body(request, DecideRequest)
         actor = actor_from(request, actor_header)
         async with locked_session(storage, bus, user_id, agent_id, session_id) as record:
-            book = _store.load(record.state)
+            book = _state.load(record.state)
             workdir = await workdir_of(request, record, user_id, agent_id)
             try:  # only an edit of a plan awaiting approval is one to review now
                 edited = book.sync_file(PlanWorkspace(workdir), "user") if book.phase == "awaiting_approval" else None
@@ -181,7 +181,7 @@ def admin_router(
             except OSError as exc:
                 raise HTTPException(status_code=status.HTTP_422_UNPROCESSABLE_CONTENT, detail=str(exc)) from None
             if edited is not None:
-                _store.save(record.state, book)
+                _state.save(record.state, book)
                 await save_state(storage, user_id, agent_id, record)
                 raise _conflict(
                     f"the plan file on this node was edited since revision {body.revision}: the edit is recorded "
@@ -196,7 +196,7 @@ def admin_router(
                 event = _decision.confirm_event(record.state, book)
             except PlanModeError as exc:
                 raise _refusal(exc) from None
-            _store.save(record.state, book)
+            _state.save(record.state, book)
             await save_state(storage, user_id, agent_id, record)
             await resume(bus, user_id, agent_id, session_id, event)
         return {

@@ -7,7 +7,7 @@ from typing import Any
 from agentscope.state import AgentState
 
 from ..._core import PlanWorkspace
-from .._plan import _store, plan_status
+from .._plan import _state, plan_status
 
 
 def plan_view(
@@ -25,7 +25,7 @@ def plan_view(
 def disk_view(state: AgentState, workdir: str) -> dict[str, Any] | None:
     """This node's plan file next to state, as the core sees it (nothing is written): ``{path, exists,
     sha256, matches_state, edited_on_disk, error}`` plus its ``text`` when it holds an unreviewed edit."""
-    book = _store.load(state)
+    book = _state.load(state)
     try:
         view = book.inspect_file(PlanWorkspace(workdir))
     except OSError as exc:  # the workspace directory itself is missing on this node
@@ -40,5 +40,5 @@ def disk_view(state: AgentState, workdir: str) -> dict[str, Any] | None:
 
 def previous_plan_content(state: AgentState) -> str | None:
     """The text of the revision before the latest one, for the review page's diff (None on the first)."""
-    revisions = _store.load(state).revisions
+    revisions = _state.load(state).revisions
     return revisions[-2].get("content") if len(revisions) >= 2 else None

@@ -11,6 +11,7 @@ from ._api import (
     plan_status,
 )
 from . import _guard  # noqa: F401 - registers the PermissionMiddleware guard for unguarded plan mode
+from . import _mode_audit  # noqa: F401 - records permission-mode switches in the plan audit log
 from ._gate import PlanModeMiddleware
 from ._mode import PlanMode
 from ._tools import PlanEnter, PlanExit, PlanWrite, TodoWrite

@@ -16,7 +16,8 @@ from agentscope.state import AgentState
 
 from ..._core import PlanBook, PlanWorkspace
 from ...exceptions import InvalidInputError, PlanStateError
-from . import _decision, _store, _texts
+from .._agent_state import state_of
+from . import _decision, _lifecycle, _mode_audit, _parked, _state, _texts
 from ._texts import ANSWER_KEY, PLAN_EXIT
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ class PlanStatus:
 
 def plan_status(agent_or_state: Agent | AgentState) -> PlanStatus:
     """The plan-mode status of an agent (or stored state)."""
-    book = _store.load(_store.state_of(agent_or_state))
+    book = _state.load(state_of(agent_or_state))
     return PlanStatus(
         outcome=book.outcome, phase=book.phase, active=book.active,
         awaiting_approval=book.phase == "awaiting_approval", revision=book.revision,
@@ -128,7 +129,7 @@ def _absolute(book: PlanBook) -> str | None:
 
 def is_plan_mode_active(agent_or_state: Agent | AgentState) -> bool:
     """True while the agent plans or waits for approval."""
-    return _store.load(_store.state_of(agent_or_state)).active
+    return _state.load(state_of(agent_or_state)).active
 
 
 def _require_gate(agent_or_state: Agent | AgentState) -> None:
@@ -148,20 +149,20 @@ def _require_gate(agent_or_state: Agent | AgentState) -> None:
 def enter_plan_mode(agent_or_state: Agent | AgentState, *, actor: str = "user") -> PlanStatus:
     """Enters plan mode without a tool call (idempotent; audited with ``actor``)."""
     _require_gate(agent_or_state)
-    state = _store.state_of(agent_or_state)
-    _store.enter(state, _store.load(state), actor)
+    state = state_of(agent_or_state)
+    _lifecycle.enter(state, _state.load(state), actor)
     return plan_status(state)
 
 
 def exit_plan_mode(agent_or_state: Agent | AgentState, *, actor: str = "user") -> PlanStatus:
     """Ends plan mode without asking a human (audited with ``actor``). A pending approval is
     cancelled and its parked ``plan_exit`` call is closed, so the next message is accepted."""
-    state = _store.state_of(agent_or_state)
-    book = _store.load(state)
+    state = state_of(agent_or_state)
+    book = _state.load(state)
     result = book.force_exit(actor)
     if result is not None and result["cancelled"]:
-        _store.close_parked_call(state, result["cancelled"]["tool_call_id"], _texts.cancelled_by(actor))
-    _store.save(state, book)
+        _parked.close_parked_call(state, result["cancelled"]["tool_call_id"], _texts.cancelled_by(actor))
+    _state.save(state, book)
     return plan_status(state)
 
 
@@ -194,7 +195,7 @@ def answer_plan(
     """
     if not isinstance(decision, str):
         raise InvalidInputError(f"decision must be a str, got {type(decision).__name__}")
-    mode = _store.mode_value(next_mode) if next_mode is not None else None
+    mode = _mode_audit.mode_value(next_mode) if next_mode is not None else None
     if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool)):
         raise InvalidInputError(f"revision must be an int, got {revision!r}")
     answer = {"decision": decision, "actor": actor, "feedback": feedback, "edited_plan": edited_plan,
@@ -210,12 +211,12 @@ def answer_plan(
         # The core judges the answer's own fields now; the pending request is judged on apply.
         _judge(PlanBook(), answer, pending_known=False)
     else:
-        state = _store.state_of(event_or_agent_or_state)
-        book = _store.load(state)
+        state = state_of(event_or_agent_or_state)
+        book = _state.load(state)
         _sync_before_answer(state, book, revision)
         _judge(book, answer, pending_known=True)
         reply_id = _decision.confirm_event(state, book).reply_id
-        call = _store.find_tool_call(state, book.pending["tool_call_id"])[1]  # type: ignore[index]
+        call = _parked.find_tool_call(state, book.pending["tool_call_id"])[1]  # type: ignore[index]
     _decision.remember_issued(call.id, answer)
     return UserConfirmResultEvent(
         reply_id=reply_id,
@@ -249,7 +250,7 @@ def _sync_before_answer(state: AgentState, book: PlanBook, revision: int | None)
         return
     new = book.sync_file(PlanWorkspace(book.workspace_dir), "user")
     if new is not None:
-        _store.save(state, book)
+        _state.save(state, book)
         raise PlanStateError(
             f"the plan file was edited since revision {revision} was reviewed: the edit is recorded as "
             f"revision {new}; review revision {new} and answer again"

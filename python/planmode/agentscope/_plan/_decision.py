@@ -27,7 +27,7 @@ from agentscope.state import AgentState
 
 from ..._core import PlanBook, plan_sha256
 from ...exceptions import PlanModeError, PlanStateError
-from . import _store
+from . import _parked
 from ._texts import ANSWER_KEY, PLAN_EXIT
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def accept_confirmation(plan: PlanMode, state: AgentState, book: PlanBook, event
     result = next((r for r in event.confirm_results if r.tool_call.id == call_id and r.confirmed), None)
     if result is None:
         return False
-    found = _store.find_tool_call(state, call_id)
+    found = _parked.find_tool_call(state, call_id)
     payload = _payload_answer(result)
     if found is not None:  # the parked call exactly as it was asked, with no rules attached
         result.tool_call = found[1].model_copy()
@@ -123,8 +123,8 @@ def confirm_event(state: AgentState, book: PlanBook) -> UserConfirmResultEvent:
     pending = book.pending
     if not pending:
         raise PlanStateError("no plan approval is pending")
-    found = _store.find_tool_call(state, pending["tool_call_id"])
-    if found is None or not _store.is_parked(state, pending["tool_call_id"]):
+    found = _parked.find_tool_call(state, pending["tool_call_id"])
+    if found is None or not _parked.is_parked(state, pending["tool_call_id"]):
         raise PlanStateError("the plan_exit call awaiting approval is not parked in the agent's context")
     return UserConfirmResultEvent(
         reply_id=pending["reply_id"], confirm_results=[ConfirmResult(confirmed=True, tool_call=found[1])]

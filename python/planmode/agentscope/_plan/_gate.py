@@ -20,7 +20,7 @@ from agentscope.tool import ToolBase
 from ..._core import PlanBook
 from ...exceptions import PlanModeError
 from .._toolkit_check import check_toolkit
-from . import _decision, _store, _texts
+from . import _decision, _parked, _state, _texts
 from . import _identity as kinds
 from ._sandbox_shell import forget_shell_decision, planning_shell_verdict
 from ._scope import scope_decision
@@ -75,7 +75,7 @@ class PlanModeMiddleware(MiddlewareBase):
 
     async def get_middleware_key(self) -> str:
         """The ``middle_context`` key of plan-mode state."""
-        return _store.STATE_KEY
+        return _state.STATE_KEY
 
     # ---- shared helpers ----------------------------------------------------------------
 
@@ -86,14 +86,14 @@ class PlanModeMiddleware(MiddlewareBase):
 
     def _active(self, agent: Agent) -> bool:
         """Whether ``agent`` plans now (cheap: reads only the stored phase when it can)."""
-        if _store.STATE_KEY not in agent.state.middle_context:
+        if _state.STATE_KEY not in agent.state.middle_context:
             return False  # plan mode never used
-        phase = _store.peek_phase(agent.state) or self._book(agent).phase
+        phase = _state.peek_phase(agent.state) or self._book(agent).phase
         return phase in ("planning", "awaiting_approval")
 
     def _parent_active(self, parent: Agent) -> bool:
         """Whether the parent plans now (read only; the parent's plan path is not touched)."""
-        phase = _store.peek_phase(parent.state) or self.plan.load(parent.state).phase
+        phase = _state.peek_phase(parent.state) or self.plan.load(parent.state).phase
         return phase in ("planning", "awaiting_approval")
 
     def _parent_agent(self, agent: Agent) -> Agent | None:
@@ -144,11 +144,11 @@ class PlanModeMiddleware(MiddlewareBase):
         if book.phase != "awaiting_approval" or not pending:
             return
         call_id = pending["tool_call_id"]
-        if (isinstance(inputs, UserConfirmResultEvent) and _store.is_parked(agent.state, call_id)
+        if (isinstance(inputs, UserConfirmResultEvent) and _parked.is_parked(agent.state, call_id)
                 and _decision.accept_confirmation(self.plan, agent.state, book, inputs)):
-            _store.save(agent.state, book)
+            _state.save(agent.state, book)
             return
-        if not _store.is_parked(agent.state, call_id):
+        if not _parked.is_parked(agent.state, call_id):
             book.cancel_pending("system", "the approval request is no longer parked")
         elif isinstance(inputs, UserInterruptEvent):
             book.cancel_pending("user", "the parked reply was interrupted")
@@ -158,7 +158,7 @@ class PlanModeMiddleware(MiddlewareBase):
             book.decide("reject", "user")
         else:
             return
-        _store.save(agent.state, book)
+        _state.save(agent.state, book)
 
     # ---- on_reasoning: where the model stands -------------------------------------------
 
@@ -252,14 +252,14 @@ class PlanModeMiddleware(MiddlewareBase):
         mode = agent.state.permission_context.mode
         if mode == PermissionMode.BYPASS and self.plan.auto_approve_in_bypass:
             book.request_exit(agent.state.reply_id, call_id, summary, auto=True)
-            _store.save(agent.state, book)
+            _state.save(agent.state, book)
             return _allow("auto_approve_in_bypass: approved without a human under BYPASS.")
         if mode == PermissionMode.DONT_ASK:
             book.record_exit_refused("DONT_ASK: no human available to approve the plan")
-            _store.save(agent.state, book)
+            _state.save(agent.state, book)
             return _deny(_texts.NO_HUMAN)
         book.request_exit(agent.state.reply_id, call_id, summary)
-        _store.save(agent.state, book)
+        _state.save(agent.state, book)
         return PermissionDecision(
             behavior=PermissionBehavior.ASK,
             message=_texts.ASK_MESSAGE.format(revision=revision, path=self.plan.abs_path(book)),

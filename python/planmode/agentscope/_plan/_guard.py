@@ -6,7 +6,7 @@ from typing import Any
 
 from ...exceptions import PlanStateError
 from .._permission_middleware import guard_replies
-from . import _store
+from . import _state
 
 
 @guard_replies
@@ -16,7 +16,7 @@ def require_gate_while_planning(agent: Any) -> None:
     writes would run while ``is_plan_mode_active()`` says True."""
     from ._gate import PlanModeMiddleware
 
-    phase = _store.peek_phase(agent.state) or _store.load(agent.state).phase
+    phase = _state.peek_phase(agent.state) or _state.load(agent.state).phase
     if phase not in ("planning", "awaiting_approval"):
         return
     if any(isinstance(m, PlanModeMiddleware) for m in getattr(agent, "_check_permission_middlewares", [])):

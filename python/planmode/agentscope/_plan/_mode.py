@@ -15,7 +15,7 @@ from agentscope.tool import ToolBase
 
 from ..._core import DEFAULT_MAX_PLAN_BYTES, PlanBook, PlanWorkspace, check_actor, plan_relpath
 from ...exceptions import InvalidInputError, PlanModeError
-from . import _store
+from . import _state
 from ._sandbox_config import SandboxMode, ShellProtection, ShellSandbox
 from ._scope import ScopeEnforcement, check_enforcement
 from ._texts import TASK_TOOL_NAMES
@@ -262,7 +262,7 @@ class PlanMode:
 
     def load(self, state: AgentState) -> PlanBook:
         """The plan book of ``state`` with this configuration's limits."""
-        return _store.load(state, self.max_plan_bytes, **self._bounds)
+        return _state.load(state, self.max_plan_bytes, **self._bounds)
 
     def bind(self, state: AgentState, agent_name: str, *, child: bool = False,
              restore: bool = False, assign: bool = False) -> PlanBook:
@@ -275,10 +275,10 @@ class PlanMode:
         if unbound and (assign or book.active or book.revision is not None):
             key = book.agent_key or uuid.uuid4().hex
             book.bind(key, self._assign_path(agent_name, key, child), root)
-            _store.save(state, book)
+            _state.save(state, book)
         elif not unbound and book.workspace_dir != root:  # resumed in another workspace
             book.bind(book.agent_key or "", book.plan_path or "", root)
-            _store.save(state, book)
+            _state.save(state, book)
         if restore:
             self._restore_file(state, book)
         return book
@@ -303,7 +303,7 @@ class PlanMode:
         except (PlanModeError, OSError):
             return
         if wrote:
-            _store.save(state, book)
+            _state.save(state, book)
 
     def _assign_path(self, agent_name: str, key: str, child: bool) -> str:
         if not child and not self.per_agent_paths and self._claim(self._plain_path, key):

@@ -14,7 +14,7 @@ from agentscope.tool import ToolBase
 
 from ...exceptions import InvalidInputError
 from . import _identity as kinds
-from . import _store
+from . import _state
 from ._shell import shell_is_read_only
 
 if TYPE_CHECKING:
@@ -65,9 +65,9 @@ async def scope_decision(plan: PlanMode, agent: Agent, tool: ToolBase, kind: str
     """The decision for a call outside the approved scope, or None to let the normal rules decide."""
     if plan.scope_enforcement == "off" or kind in _IGNORED_KINDS or tool_call.state == ToolCallState.ALLOWED:
         return None
-    if _store.peek_phase(agent.state) not in ("building", None):
+    if _state.peek_phase(agent.state) not in ("building", None):
         return None
-    book = _store.load(agent.state)
+    book = _state.load(agent.state)
     if book.approved_scope() is None:
         return None
     target = await _target(plan, tool, kind, tool_input)
@@ -78,7 +78,7 @@ async def scope_decision(plan: PlanMode, agent: Agent, tool: ToolBase, kind: str
         return None
     shown = "an unknown path" if value is None else f"{what} {value!r}"
     book.record_drift(f"{tool.name}: {shown} is outside the approved scope")
-    _store.save(agent.state, book)
+    _state.save(agent.state, book)
     text = (f"{tool.name} would touch {shown}, outside the scope of the approved plan "
             f"(revision {book.approved_revision}). ")
     mode = agent.state.permission_context.mode

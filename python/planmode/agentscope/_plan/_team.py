@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentscope.permission import PermissionDecision
 
-from . import _store, _texts
+from . import _state, _texts
 from ._gate import PlanModeMiddleware
 from ._identity import team_tool_base
 
@@ -54,9 +54,9 @@ _UNRESOLVED = object()
 
 def plans(state: AgentState) -> bool:
     """Whether the plan-mode state in ``state`` is planning or awaiting approval."""
-    if _store.STATE_KEY not in state.middle_context:
+    if _state.STATE_KEY not in state.middle_context:
         return False  # plan mode never used
-    phase = _store.peek_phase(state) or _store.load(state).phase
+    phase = _state.peek_phase(state) or _state.load(state).phase
     return phase in ("planning", "awaiting_approval")
 
 
@@ -139,8 +139,8 @@ class TeamPlanModeMiddleware(PlanModeMiddleware):
             record = await self._storage.get_session(s.user_id, s.agent_id, s.session_id)
             if record is None:
                 return
-            record.state.middle_context[_store.STATE_KEY] = copy.deepcopy(
-                agent.state.middle_context.get(_store.STATE_KEY))
+            record.state.middle_context[_state.STATE_KEY] = copy.deepcopy(
+                agent.state.middle_context.get(_state.STATE_KEY))
             await self._storage.update_session_state(s.user_id, s.agent_id, s.session_id, record.state)
         except Exception as exc:  # retried before the next tool call
             _log.warning("plan mode: cannot publish the phase of session %s: %s", s.session_id, exc)

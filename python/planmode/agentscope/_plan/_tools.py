@@ -12,7 +12,7 @@ from agentscope.tool import ToolBase, ToolChunk
 
 from ..._core import PlanBook
 from ...exceptions import PlanModeError
-from . import _store, _texts
+from . import _grants, _lifecycle, _mode_audit, _state, _texts
 from ._texts import ANSWER_KEY
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class PlanEnter(_PlanTool):
         if (refused := self._ungated(_agent_state)) is not None:
             return refused
         book = self._book(_agent_state)
-        how = _store.enter(_agent_state, book, "model")
+        how = _lifecycle.enter(_agent_state, book, "model")
         return _chunk(_texts.entered(self.plan.abs_path(book), how, book.revision), phase=book.phase)
 
 
@@ -103,7 +103,7 @@ class PlanWrite(_PlanTool):
             self.plan.write_plan_file(work, content)
         except (PlanModeError, OSError) as exc:
             return _error(str(exc))
-        _store.save(_agent_state, work)
+        _state.save(_agent_state, work)
         return _chunk(_texts.saved(self.plan.abs_path(work), result, human),
                       revision=result["revision"], sha256=result["sha256"])
 
@@ -189,19 +189,19 @@ class PlanExit(_PlanTool):
             unreviewed = work.sync_file(self.plan.workspace, "user") if file_text is None else None
         except (PlanModeError, OSError, TypeError, ValueError, OverflowError) as exc:
             book.cancel_pending("system", f"answer not applied: {exc}")
-            _store.save(state, book)
+            _state.save(state, book)
             return _error(_texts.answer_failed(str(exc)))
         actor = str(d["actor"])
         path = self.plan.abs_path(work)
         meta = {"decision": d["decision"], "revision": d["revision"], "sha256": d["sha256"]}
         if d["decision"] not in ("approve", "approve_with_edits"):
-            _store.save(state, work)
+            _state.save(state, work)
             return _chunk(_texts.not_approved(path, d, actor, unreviewed), ToolResultState.DENIED, **meta)
         seeded = self.plan.seed_todos_on_approval and work.seed_todos_from_plan()
-        _store.save(state, work)
-        _store.add_grants(state, work.grants)
+        _state.save(state, work)
+        _grants.add_grants(state, work.grants)
         if d["next_mode"]:
-            _store.apply_mode(state, d["next_mode"], actor)
+            _mode_audit.apply_mode(state, d["next_mode"], actor)
         text = _texts.approved(path, d, actor, approved_text, d["next_mode"], seeded, work.grants, unreviewed)
         return _chunk(text, **meta)
 
@@ -248,5 +248,5 @@ class TodoWrite(_PlanTool):
             stored = book.set_todos(todos)
         except PlanModeError as exc:
             return _error(str(exc))
-        _store.save(_agent_state, book)
+        _state.save(_agent_state, book)
         return _chunk(_texts.todo_summary(stored))
