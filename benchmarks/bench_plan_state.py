@@ -83,7 +83,7 @@ def measure(count: int, bounds: dict[str, int]) -> tuple[int, float, float, dict
         plan = PlanMode(workspace_dir=root, **bounds)
         state = AgentState()
         enter_plan_mode(state)
-        plan.bind(state, "bench", assign=True)
+        plan.files.bind(state, "bench", assign=True)
         plan.note_gated(state)  # the tool is driven directly, as the gate does once it serves the agent
         grow(state, count, bounds)
         size = len(json.dumps(state.middle_context[_state.STATE_KEY]))
@@ -101,7 +101,7 @@ def turn_time_us(count: int, bounds: dict[str, int], reload: bool, repeats: int 
         agent = Agent(name="bench", system_prompt="bench", model=ScriptedChatModel([]),
                       toolkit=Toolkit(tools=plan.tools()), middlewares=[gate], state=state)
         enter_plan_mode(state)
-        plan.bind(state, "bench", assign=True)
+        plan.files.bind(state, "bench", assign=True)
         grow(state, count, bounds)
         times = []
         for _ in range(repeats):

@@ -27,9 +27,11 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from . import __version__
 from ._cli_report import add_report_parser, run_report
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -245,10 +247,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def version_text() -> str:
     """``planmode X.Y.Z (AgentScope >=A,<B; installed: V)`` from the installed metadata."""
-    from importlib import metadata
-
-    from . import __version__
-
     wanted = "see pyproject.toml"
     try:
         for requirement in metadata.requires("planmode") or []:

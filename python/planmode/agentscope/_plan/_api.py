@@ -18,6 +18,7 @@ from ..._core import PlanBook, PlanWorkspace
 from ...exceptions import InvalidInputError, PlanStateError
 from .._agent_state import state_of
 from . import _decision, _lifecycle, _mode_audit, _parked, _state, _texts
+from ._gate import PlanModeMiddleware
 from ._texts import ANSWER_KEY, PLAN_EXIT
 
 if TYPE_CHECKING:
@@ -109,13 +110,11 @@ def _in_flight(book: PlanBook) -> dict[str, Any] | None:
 
 def _shell_fields(agent_or_state: Agent | AgentState) -> dict[str, Any]:
     """shell_protection and shell_sandbox_abi from the agent's plan-mode middleware."""
-    from ._gate import PlanModeMiddleware
-
     chain = getattr(agent_or_state, "_check_permission_middlewares", [])
     gate = next((m for m in chain if isinstance(m, PlanModeMiddleware)), None)
     if gate is None:
         return {}
-    sandbox = gate.plan.shell_sandbox
+    sandbox = gate.plan.config.sandbox
     return {"shell_protection": sandbox.protection,
             "shell_sandbox_abi": sandbox.abi if sandbox.active else None}
 
@@ -136,8 +135,6 @@ def _require_gate(agent_or_state: Agent | AgentState) -> None:
     """An Agent without the plan-mode middleware would not be restricted: refuse."""
     if isinstance(agent_or_state, AgentState):
         return
-    from ._gate import PlanModeMiddleware
-
     chain = getattr(agent_or_state, "_check_permission_middlewares", [])
     if not any(isinstance(m, PlanModeMiddleware) for m in chain):
         raise PlanStateError(

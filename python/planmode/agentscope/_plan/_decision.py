@@ -31,7 +31,7 @@ from . import _parked
 from ._texts import ANSWER_KEY, PLAN_EXIT
 
 if TYPE_CHECKING:
-    from ._mode import PlanMode
+    from ._host import PlanHost
 
 DEFAULT_LEASE_SECS = 60
 """How long an accepted, unapplied answer blocks another decision or a forced exit."""
@@ -69,7 +69,7 @@ def _payload_answer(result: ConfirmResult) -> dict[str, Any]:
     return answer if isinstance(answer, dict) else {}
 
 
-def accept_confirmation(plan: PlanMode, state: AgentState, book: PlanBook, event: UserConfirmResultEvent) -> bool:
+def accept_confirmation(plan: PlanHost, state: AgentState, book: PlanBook, event: UserConfirmResultEvent) -> bool:
     """Turns the confirmation of the parked ``plan_exit`` call into an accepted answer (a claim in
     state), or refuses it. The confirmation is rewritten to the parked call itself: its name and
     input cannot be changed and it grants no permission rules. Returns True when ``book`` changed."""
@@ -91,14 +91,14 @@ def accept_confirmation(plan: PlanMode, state: AgentState, book: PlanBook, event
     if _was_issued(call_id, payload):
         channel, actor = "in_process", str(payload.get("actor") or "user")
     else:
-        channel, actor = "chat", getattr(plan, "chat_actor", None) or "user"
+        channel, actor = "chat", plan.config.chat_actor or "user"
     try:
         book.claim(
             str(payload.get("decision") or "approve"), actor, channel=channel,
             feedback=payload.get("feedback"), edited_plan=payload.get("edited_plan"),
             revision=payload.get("revision"), next_mode=payload.get("next_mode"), grants=payload.get("grants"),
-            may_escalate=bool(getattr(plan, "chat_answers_may_escalate", False)),
-            lease_secs=int(getattr(plan, "decision_lease_secs", DEFAULT_LEASE_SECS)),
+            may_escalate=plan.config.chat_answers_may_escalate,
+            lease_secs=plan.config.decision_lease_secs,
         )  # fmt: skip
     except (PlanModeError, TypeError, ValueError, OverflowError) as exc:
         book.cancel_pending("system", f"answer refused: {exc}")

@@ -24,7 +24,7 @@ from . import _decision, _parked, _state, _texts
 from . import _identity as kinds
 from ._sandbox_shell import forget_shell_decision, planning_shell_verdict
 from ._scope import scope_decision
-from ._tools import summary_of
+from ._tools import plan_tools, summary_of
 from ._texts import (
     PLAN_ENTER,
     PLAN_EXIT,
@@ -36,7 +36,8 @@ from ._texts import (
 if TYPE_CHECKING:
     from agentscope.agent import Agent
 
-    from ._mode import PlanMode, SubagentPolicy
+    from ._config import SubagentPolicy
+    from ._host import PlanHost
 
 Verdict = Literal["allow", "delegate", "deny", "parent_unknown"]
 
@@ -56,13 +57,15 @@ class PlanModeMiddleware(MiddlewareBase):
     #: The denial text when the parent's phase cannot be known.
     parent_unknown_text = _texts.PARENT_UNKNOWN
 
-    def __init__(self, plan: PlanMode, *, parent: Agent | None = None,
+    def __init__(self, plan: PlanHost, *, parent: Agent | None = None,
                  policy: SubagentPolicy | None = None, plan_tools: bool = True) -> None:
         self.plan = plan
         self.is_child = policy is not None
         self.policy = policy
         self.plan_tools = plan_tools
         self._parent = weakref.ref(parent) if parent is not None else None
+        #: How this gate recognises tools (by identity, never by name).
+        self.identity = kinds.ToolIdentity(plan)
 
     def __repr__(self) -> str:
         role = f"child, policy={self.policy!r}, plan_tools={self.plan_tools}" if self.is_child else "main"
@@ -71,7 +74,7 @@ class PlanModeMiddleware(MiddlewareBase):
     async def list_tools(self) -> list[ToolBase]:
         """The plan tools, for AgentScope's app (which registers middleware tools itself);
         an attached child's middleware provides none."""
-        return [] if self.is_child else self.plan.tools()
+        return [] if self.is_child else plan_tools(self.plan)
 
     async def get_middleware_key(self) -> str:
         """The ``middle_context`` key of plan-mode state."""
@@ -82,7 +85,7 @@ class PlanModeMiddleware(MiddlewareBase):
     def _book(self, agent: Agent, *, restore: bool = False, assign: bool = False) -> PlanBook:
         if not self.is_child:
             self.plan.note_primary(agent)
-        return self.plan.bind(agent.state, agent.name, child=self.is_child, restore=restore, assign=assign)
+        return self.plan.files.bind(agent.state, agent.name, child=self.is_child, restore=restore, assign=assign)
 
     def _active(self, agent: Agent) -> bool:
         """Whether ``agent`` plans now (cheap: reads only the stored phase when it can)."""
@@ -93,7 +96,7 @@ class PlanModeMiddleware(MiddlewareBase):
 
     def _parent_active(self, parent: Agent) -> bool:
         """Whether the parent plans now (read only; the parent's plan path is not touched)."""
-        phase = _state.peek_phase(parent.state) or self.plan.load(parent.state).phase
+        phase = _state.peek_phase(parent.state) or self.plan.files.load(parent.state).phase
         return phase in ("planning", "awaiting_approval")
 
     def _parent_agent(self, agent: Agent) -> Agent | None:
@@ -130,7 +133,7 @@ class PlanModeMiddleware(MiddlewareBase):
         """Binds the plan file, settles rejections/interrupts of a parked plan_exit, then replies."""
         self._check_first(agent)
         check_toolkit(agent)  # tool classes instead of instances: say so now, not deep in the engine
-        self.plan.identity.check_toolkit(agent)
+        self.identity.check_toolkit(agent)
         self.plan.note_gated(agent.state)
         book = self._book(agent, restore=True)
         names = agent.injection_config.task_tool_names
@@ -185,12 +188,12 @@ class PlanModeMiddleware(MiddlewareBase):
 
     def _note(self, agent: Agent) -> tuple[str | None, list[dict[str, Any]]]:
         """Where the model stands (in `<plan-mode>` tags, None when nothing to say) and the todos."""
-        book = self.plan.load(agent.state)
+        book = self.plan.files.load(agent.state)
         todos = book.todos
         if book.active:
-            banner = _texts.planning_banner(self.plan.abs_path(book), book.revision, book.sha256,
-                                            self.plan.shell_protection, self.plan.extra_allowed_tools,
-                                            network=self.plan.shell_sandbox.allow_network)
+            banner = _texts.planning_banner(self.plan.files.abs_path(book), book.revision, book.sha256,
+                                            self.plan.config.shell_protection, tuple(self.plan.config.extra_allowed_tools),
+                                            network=self.plan.config.sandbox.allow_network)
             return _texts.status_block(banner), todos
         if self._inherited_policy() == "enforce" and self._parent_plans_hint(agent):
             return _texts.status_block(_texts.child_note()), todos
@@ -201,7 +204,7 @@ class PlanModeMiddleware(MiddlewareBase):
         last = next((a for a in reversed(book.audit) if a["kind"] == "forced_exit"
                      or (a["kind"] == "decision" and a.get("decision") in ("approve", "approve_with_edits"))),
                     None)
-        path = self.plan.abs_path(book)
+        path = self.plan.files.abs_path(book)
         if last is None or last["kind"] == "forced_exit" or book.approved_revision is None:
             return _texts.forced_note(book.exited_by, path, book.revision is not None)
         rev = next(r for r in book.revisions if r["number"] == book.approved_revision)
@@ -213,7 +216,7 @@ class PlanModeMiddleware(MiddlewareBase):
                                   next_handler: Callable[..., Awaitable[PermissionDecision]]) -> PermissionDecision:
         """Runs before every other permission check (this middleware must be first)."""
         tool_call, tool, tool_input = input_kwargs["tool_call"], input_kwargs["tool"], input_kwargs["tool_input"]
-        name = self.plan.identity.kind(agent, tool)  # by identity: a planmode tool's kind is its name
+        name = self.identity.kind(agent, tool)  # by identity: a planmode tool's kind is its name
         if name in PLAN_TOOL_NAMES and not self.plan_tools:
             return _deny(_texts.SUBAGENT_NO_PLAN_TOOLS.format(tool=name))
         if name in PLAN_TOOL_NAMES:  # the agent uses plan mode: give it its plan path now
@@ -250,7 +253,7 @@ class PlanModeMiddleware(MiddlewareBase):
         except PlanModeError:
             return _allow("plan_exit reports why no approval can be requested.")
         mode = agent.state.permission_context.mode
-        if mode == PermissionMode.BYPASS and self.plan.auto_approve_in_bypass:
+        if mode == PermissionMode.BYPASS and self.plan.config.auto_approve_in_bypass:
             book.request_exit(agent.state.reply_id, call_id, summary, auto=True)
             _state.save(agent.state, book)
             return _allow("auto_approve_in_bypass: approved without a human under BYPASS.")
@@ -262,7 +265,7 @@ class PlanModeMiddleware(MiddlewareBase):
         _state.save(agent.state, book)
         return PermissionDecision(
             behavior=PermissionBehavior.ASK,
-            message=_texts.ASK_MESSAGE.format(revision=revision, path=self.plan.abs_path(book)),
+            message=_texts.ASK_MESSAGE.format(revision=revision, path=self.plan.files.abs_path(book)),
             bypass_immune=True,
             suggested_rules=[],
         )
@@ -288,7 +291,7 @@ class PlanModeMiddleware(MiddlewareBase):
     async def _planning_verdict(self, tool: ToolBase, kind: str, tool_input: dict[str, Any]) -> Verdict:
         if kind == kinds.TASK:
             return "allow"
-        if tool.name in self.plan.extra_allowed_tools:
+        if tool.name in self.plan.config.extra_allowed_tools:
             return "delegate"
         if kind in (kinds.AGENT_CONTEXT, kinds.TEAM_SPAWN, kinds.TEAM_MESSAGE):
             return "delegate"  # what workers then do is gated in their own sessions
@@ -296,7 +299,7 @@ class PlanModeMiddleware(MiddlewareBase):
             return "deny"
         if kind == kinds.SHELL:
             return await planning_shell_verdict(self.plan, tool, tool_input)
-        if kind == kinds.MCP and not self.plan.trusts_mcp_hint(tool):
+        if kind == kinds.MCP and not self.plan.config.trusts_mcp_hint(tool):
             return "deny"  # a server's readOnlyHint is not trusted unless the user says so
         try:
             read_only = await tool.check_read_only(tool_input)

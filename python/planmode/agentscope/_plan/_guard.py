@@ -7,6 +7,7 @@ from typing import Any
 from ...exceptions import PlanStateError
 from .._permission_middleware import guard_replies
 from . import _state
+from ._gate import PlanModeMiddleware
 
 
 @guard_replies
@@ -14,8 +15,6 @@ def require_gate_while_planning(agent: Any) -> None:
     """Raises ``PlanStateError`` when ``agent.state`` is planning or awaiting approval (e.g. a
     state saved in plan mode and restored) but the agent has no plan-mode middleware: its
     writes would run while ``is_plan_mode_active()`` says True."""
-    from ._gate import PlanModeMiddleware
-
     phase = _state.peek_phase(agent.state) or _state.load(agent.state).phase
     if phase not in ("planning", "awaiting_approval"):
         return

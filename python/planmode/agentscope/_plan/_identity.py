@@ -22,12 +22,14 @@ from agentscope import tool as as_tool
 from agentscope.tool import MCPTool, ToolBase
 
 from ...exceptions import PlanModeError
+from .. import _tasks
 from ._texts import PLAN_ENTER, PLAN_EXIT, PLAN_WRITE, TASK_TOOL_NAMES, TODO_WRITE
+from ._tools import PlanEnter, PlanExit, PlanWrite, TodoWrite
 
 if TYPE_CHECKING:
     from agentscope.agent import Agent
 
-    from ._mode import PlanMode
+    from ._host import PlanHost
 
 # Kinds. A planmode tool's kind is its tool name, so the gate can compare kinds with names.
 TASK = "task"
@@ -44,15 +46,11 @@ OTHER = "other"
 
 
 def _plan_classes() -> dict[type, str]:
-    from ._tools import PlanEnter, PlanExit, PlanWrite, TodoWrite
-
     return {PlanEnter: PLAN_ENTER, PlanWrite: PLAN_WRITE, PlanExit: PLAN_EXIT, TodoWrite: TODO_WRITE}
 
 
 def _task_classes() -> dict[type, str]:
     """planmode's Task drop-ins and AgentScope's own Task tools, class -> tool name."""
-    from .. import _tasks
-
     found: dict[type, str] = {}
     for name in TASK_TOOL_NAMES:
         for module in (_tasks, as_tool):
@@ -84,12 +82,12 @@ def team_tool_base() -> type | None:
 class ToolIdentity:
     """Classifies tools for one ``PlanMode``; the answer per class is cached."""
 
-    def __init__(self, plan: PlanMode) -> None:
+    def __init__(self, plan: PlanHost) -> None:
         self.plan = plan
         self._plan_classes = _plan_classes()
         self._task_classes = _task_classes()
         self._team_classes = _team_classes()
-        self._shells: tuple[type, ...] = (as_tool.Bash, as_tool.PowerShell, *plan.shell_tool_types)
+        self._shells: tuple[type, ...] = (as_tool.Bash, as_tool.PowerShell, *plan.config.shell_tool_types)
         self._by_class: dict[type, str] = {}
 
     def kind(self, agent: Agent, tool: ToolBase) -> str:
@@ -103,7 +101,7 @@ class ToolIdentity:
         if kind == OTHER:
             if tool is getattr(agent, "_compression_tool", None):
                 return AGENT_CONTEXT
-            if self.plan.shell_tool_names and tool.name in self.plan.shell_tool_names:
+            if self.plan.config.shell_tool_names and tool.name in self.plan.config.shell_tool_names:
                 return SHELL  # a name only ever makes a tool stricter (a shell's checks and more)
         return kind
 
@@ -156,8 +154,6 @@ class ToolIdentity:
         cls = type(tool)
         if cls in self._plan_classes:
             return getattr(tool, "plan", None) is self.plan
-        from .. import _tasks
-
         return cls in self._task_classes and cls.__module__ == _tasks.__name__
 
     def _accepted_overlap(self, entries: list[tuple[str, ToolBase]]) -> bool:

@@ -22,7 +22,7 @@ from ._sandbox_config import ShellSandbox
 from ._shell import shell_is_read_only
 
 if TYPE_CHECKING:
-    from ._mode import PlanMode
+    from ._host import PlanHost
 
 #: The attribute marking a backend whose ``exec_shell`` this module wrapped.
 _WRAPPED = "_planmode_sandbox_original_exec_shell"
@@ -53,13 +53,13 @@ def can_sandbox(tool: ToolBase) -> bool:
         type(backend).exec_shell is LocalBackend.exec_shell)
 
 
-async def planning_shell_verdict(plan: PlanMode, tool: ToolBase,
+async def planning_shell_verdict(plan: PlanHost, tool: ToolBase,
                                  tool_input: dict[str, Any]) -> Literal["allow", "delegate", "deny"]:
     """The plan-mode verdict for one shell call: ``delegate`` (to the normal permission rules)
     for a command the classifier proves read-only, ``allow`` for one it refuses but that runs
     in the sandbox (``sandbox_unclassified``), else ``deny``. A sandboxed call is recorded so
     that the tool's backend runs exactly that command under Landlock."""
-    sandbox = plan.shell_sandbox
+    sandbox = plan.config.sandbox
     _DECISION.set(None)
     command = tool_input.get("command")
     if not sandbox.shell_allowed or not isinstance(command, str) or not command.strip():

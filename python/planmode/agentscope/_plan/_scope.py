@@ -6,13 +6,12 @@ the audit log as drift. The Rust core parses the scope and judges paths and comm
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from agentscope.message import ToolCallState
 from agentscope.permission import PermissionBehavior, PermissionDecision, PermissionMode
 from agentscope.tool import ToolBase
 
-from ...exceptions import InvalidInputError
 from . import _identity as kinds
 from . import _state
 from ._shell import shell_is_read_only
@@ -20,10 +19,7 @@ from ._shell import shell_is_read_only
 if TYPE_CHECKING:
     from agentscope.agent import Agent
 
-    from ._mode import PlanMode
-
-ScopeEnforcement = Literal["off", "ask", "deny"]
-SCOPE_ENFORCEMENTS: tuple[ScopeEnforcement, ...] = ("off", "ask", "deny")
+    from ._host import PlanHost
 
 #: Where writing tools name the file they change (AgentScope's Write/Edit use ``file_path``).
 PATH_KEYS = ("file_path", "path", "notebook_path")
@@ -31,14 +27,7 @@ PATH_KEYS = ("file_path", "path", "notebook_path")
 _IGNORED_KINDS = (kinds.TASK, kinds.AGENT_CONTEXT, kinds.TEAM_SPAWN, kinds.TEAM_MESSAGE)
 
 
-def check_enforcement(value: Any) -> ScopeEnforcement:
-    """The ``scope_enforcement`` option, checked."""
-    if value not in SCOPE_ENFORCEMENTS:
-        raise InvalidInputError(f"unknown scope_enforcement {value!r}: use one of {', '.join(SCOPE_ENFORCEMENTS)}")
-    return value  # type: ignore[no-any-return]
-
-
-async def _target(plan: PlanMode, tool: ToolBase, kind: str, tool_input: dict[str, Any]) -> tuple[str, str | None] | None:
+async def _target(plan: PlanHost, tool: ToolBase, kind: str, tool_input: dict[str, Any]) -> tuple[str, str | None] | None:
     """What the call would touch: ``("command", cmd)`` or ``("path", relpath)``; None when it
     changes nothing (read-only); a value of None when it cannot be told (never in scope)."""
     if kind == kinds.SHELL:
@@ -54,16 +43,16 @@ async def _target(plan: PlanMode, tool: ToolBase, kind: str, tool_input: dict[st
     raw = next((tool_input[k] for k in PATH_KEYS if isinstance(tool_input.get(k), str)), None)
     if raw is None:
         return "path", None
-    root = plan.workspace.root
+    root = plan.files.workspace.root
     full = os.path.normpath(os.path.join(root, raw))
     rel = os.path.relpath(full, root)
     return "path", None if rel.startswith("..") else rel.replace(os.sep, "/")
 
 
-async def scope_decision(plan: PlanMode, agent: Agent, tool: ToolBase, kind: str, tool_call: Any,
+async def scope_decision(plan: PlanHost, agent: Agent, tool: ToolBase, kind: str, tool_call: Any,
                          tool_input: dict[str, Any]) -> PermissionDecision | None:
     """The decision for a call outside the approved scope, or None to let the normal rules decide."""
-    if plan.scope_enforcement == "off" or kind in _IGNORED_KINDS or tool_call.state == ToolCallState.ALLOWED:
+    if plan.config.scope_enforcement == "off" or kind in _IGNORED_KINDS or tool_call.state == ToolCallState.ALLOWED:
         return None
     if _state.peek_phase(agent.state) not in ("building", None):
         return None
@@ -82,8 +71,8 @@ async def scope_decision(plan: PlanMode, agent: Agent, tool: ToolBase, kind: str
     text = (f"{tool.name} would touch {shown}, outside the scope of the approved plan "
             f"(revision {book.approved_revision}). ")
     mode = agent.state.permission_context.mode
-    if plan.scope_enforcement == "deny" or mode == PermissionMode.DONT_ASK:
-        why = "scope_enforcement is 'deny'" if plan.scope_enforcement == "deny" else "no human can be asked (DONT_ASK)"
+    if plan.config.scope_enforcement == "deny" or mode == PermissionMode.DONT_ASK:
+        why = "scope_enforcement is 'deny'" if plan.config.scope_enforcement == "deny" else "no human can be asked (DONT_ASK)"
         return PermissionDecision(behavior=PermissionBehavior.DENY, message=text + f"Denied: {why}. "
                                   "Stay inside the plan's Scope, or enter plan mode and get a wider scope approved.")
     return PermissionDecision(behavior=PermissionBehavior.ASK, message=text + "Allow it anyway?",

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from agentscope.agent import Agent
     from agentscope.state import AgentState
 
-    from ._mode import PlanMode, SubagentPolicy
+    from ._config import SubagentPolicy
+    from ._host import PlanHost
 
 _log = logging.getLogger("planmode")
 
@@ -65,7 +66,7 @@ class TeamPlanModeMiddleware(PlanModeMiddleware):
 
     parent_unknown_text = _texts.PARENT_UNKNOWN_TEAM
 
-    def __init__(self, plan: PlanMode, session: AppSession) -> None:
+    def __init__(self, plan: PlanHost, session: AppSession) -> None:
         super().__init__(plan)
         self.session = session
         self._storage: Any = None
@@ -74,10 +75,10 @@ class TeamPlanModeMiddleware(PlanModeMiddleware):
         self._leader_planning = False
 
     def __repr__(self) -> str:
-        return f"TeamPlanModeMiddleware(session={self.session.session_id!r}, policy={self.plan.subagent_policy!r})"
+        return f"TeamPlanModeMiddleware(session={self.session.session_id!r}, policy={self.plan.config.subagent_policy!r})"
 
     def _inherited_policy(self) -> SubagentPolicy | None:
-        return self.plan.subagent_policy
+        return self.plan.config.subagent_policy
 
     # ---- the app's storage, found through the session's own team tools ----------------------
 
@@ -160,7 +161,7 @@ class TeamPlanModeMiddleware(PlanModeMiddleware):
     async def on_reasoning(self, agent: Agent, input_kwargs: dict[str, Any],
                            next_handler: Callable[..., AsyncGenerator[Any, None]]) -> AsyncGenerator[Any, None]:
         """Refreshes the leader's phase for the model's note, then adds the note."""
-        if self.plan.subagent_policy == "enforce" and not self._active(agent):
+        if self.plan.config.subagent_policy == "enforce" and not self._active(agent):
             await self._parent_plans(agent)
         async for event in super().on_reasoning(agent, input_kwargs, next_handler):
             yield event

@@ -12,11 +12,12 @@ from agentscope.tool import ToolBase, ToolChunk
 
 from ..._core import PlanBook
 from ...exceptions import PlanModeError
+from .._tasks import TASK_TOOLS
 from . import _grants, _lifecycle, _mode_audit, _state, _texts
 from ._texts import ANSWER_KEY
 
 if TYPE_CHECKING:
-    from ._mode import PlanMode
+    from ._host import PlanHost
 
 
 def _chunk(text: str, state: ToolResultState = ToolResultState.SUCCESS,
@@ -42,7 +43,7 @@ class _PlanTool(ToolBase):
     #: Whether using the tool gives the agent its plan path (plan tools do, todo_write not).
     assigns_plan_path = True
 
-    def __init__(self, plan: PlanMode) -> None:
+    def __init__(self, plan: PlanHost) -> None:
         super().__init__()
         self.plan = plan
 
@@ -62,7 +63,7 @@ class _PlanTool(ToolBase):
     def _book(self, state: AgentState) -> PlanBook:
         if not isinstance(state, AgentState):
             raise PlanModeError(f"{self.name} needs the agent state (is_state_injected)")
-        return self.plan.bind(state, "agent", restore=True, assign=self.assigns_plan_path)
+        return self.plan.files.bind(state, "agent", restore=True, assign=self.assigns_plan_path)
 
 
 class PlanEnter(_PlanTool):
@@ -78,7 +79,7 @@ class PlanEnter(_PlanTool):
             return refused
         book = self._book(_agent_state)
         how = _lifecycle.enter(_agent_state, book, "model")
-        return _chunk(_texts.entered(self.plan.abs_path(book), how, book.revision), phase=book.phase)
+        return _chunk(_texts.entered(self.plan.files.abs_path(book), how, book.revision), phase=book.phase)
 
 
 class PlanWrite(_PlanTool):
@@ -100,17 +101,17 @@ class PlanWrite(_PlanTool):
         try:
             human = self._keep_human_edit(work) if work.phase == "planning" else None
             result = work.write(content)
-            self.plan.write_plan_file(work, content)
+            self.plan.files.write_plan_file(work, content)
         except (PlanModeError, OSError) as exc:
             return _error(str(exc))
         _state.save(_agent_state, work)
-        return _chunk(_texts.saved(self.plan.abs_path(work), result, human),
+        return _chunk(_texts.saved(self.plan.files.abs_path(work), result, human),
                       revision=result["revision"], sha256=result["sha256"])
 
     def _keep_human_edit(self, book: PlanBook) -> int | None:
         """Keeps a human edit of the file (text no revision has) as its own revision."""
         try:
-            return book.sync_file(self.plan.workspace)
+            return book.sync_file(self.plan.files.workspace)
         except PlanModeError:
             return None
 
@@ -180,24 +181,24 @@ class PlanExit(_PlanTool):
             else:
                 claim = pending.get("claim") or {}
                 # Bound to a reviewed revision: the file is not consulted (see apply_claim).
-                file_text = None if claim.get("revision") else work.human_edit(self.plan.workspace)
+                file_text = None if claim.get("revision") else work.human_edit(self.plan.files.workspace)
                 d = work.apply_claim(pending.get("tool_call_id", ""), file_text)
-            work.restore_file(self.plan.workspace, audit=False)
+            work.restore_file(self.plan.files.workspace, audit=False)
             approved_text = work.plan_content
             # An edit on this node's disk that the bound decision did not review: never written over,
             # never approved, recorded (and audited) as a user-edited revision after the decision.
-            unreviewed = work.sync_file(self.plan.workspace, "user") if file_text is None else None
+            unreviewed = work.sync_file(self.plan.files.workspace, "user") if file_text is None else None
         except (PlanModeError, OSError, TypeError, ValueError, OverflowError) as exc:
             book.cancel_pending("system", f"answer not applied: {exc}")
             _state.save(state, book)
             return _error(_texts.answer_failed(str(exc)))
         actor = str(d["actor"])
-        path = self.plan.abs_path(work)
+        path = self.plan.files.abs_path(work)
         meta = {"decision": d["decision"], "revision": d["revision"], "sha256": d["sha256"]}
         if d["decision"] not in ("approve", "approve_with_edits"):
             _state.save(state, work)
             return _chunk(_texts.not_approved(path, d, actor, unreviewed), ToolResultState.DENIED, **meta)
-        seeded = self.plan.seed_todos_on_approval and work.seed_todos_from_plan()
+        seeded = self.plan.config.seed_todos_on_approval and work.seed_todos_from_plan()
         _state.save(state, work)
         _grants.add_grants(state, work.grants)
         if d["next_mode"]:
@@ -250,3 +251,9 @@ class TodoWrite(_PlanTool):
             return _error(str(exc))
         _state.save(_agent_state, book)
         return _chunk(_texts.todo_summary(stored))
+
+
+def plan_tools(plan: PlanHost) -> list[ToolBase]:
+    """plan_enter, plan_write, plan_exit, todo_write bound to ``plan``, and planmode's four
+    Task tools (what ``PlanMode.tools()`` and the middleware's ``list_tools`` hand out)."""
+    return [PlanEnter(plan), PlanWrite(plan), PlanExit(plan), TodoWrite(plan), *(cls() for cls in TASK_TOOLS)]
