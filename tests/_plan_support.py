@@ -6,14 +6,13 @@ from pathlib import Path
 from typing import Any
 
 from agentscope.agent import Agent
-from agentscope.event import RequireUserConfirmEvent
-from agentscope.message import ToolResultBlock, UserMsg
 from agentscope.permission import PermissionMode
 from agentscope.state import AgentState
 from agentscope.tool import ToolBase, Toolkit
 
 from planmode.agentscope import PlanMode, ScriptedChatModel
 from planmode.agentscope.demo_tools import ReadFile, WriteFile
+from planmode.testing import confirm_request, result_text, run_reply, shown_to_model, tool_results
 
 PLAN = "# Plan\n\n## Goal\nFix the bug.\n\n## Steps\n1. Read the code\n2. Change the check\n3. Run the tests\n"
 
@@ -40,37 +39,5 @@ def make_agent(
     return agent, model, plan
 
 
-async def run(agent: Agent, inputs: Any = "go") -> list[Any]:
-    """One reply; a str becomes a user message. Returns every event."""
-    if isinstance(inputs, str):
-        inputs = UserMsg(name="user", content=inputs)
-    return [e async for e in agent.reply_stream(inputs)]
-
-
-def confirm_request(events: list[Any]) -> RequireUserConfirmEvent | None:
-    """The RequireUserConfirmEvent among the events, if any."""
-    found = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
-    return found[-1] if found else None
-
-
-def results(agent: Agent) -> dict[str, ToolResultBlock]:
-    """Every tool result in the context, by tool call id."""
-    out: dict[str, ToolResultBlock] = {}
-    for msg in agent.state.context:
-        if isinstance(msg.content, list):
-            for block in msg.content:
-                if isinstance(block, ToolResultBlock):
-                    out[block.id] = block
-    return out
-
-
-def text_of(block: ToolResultBlock) -> str:
-    """The text of a tool result."""
-    if isinstance(block.output, str):
-        return block.output
-    return "".join(getattr(b, "text", "") for b in block.output)
-
-
-def hints(model: ScriptedChatModel, call_index: int = -1) -> str:
-    """Everything the model was shown in one call, as one string."""
-    return repr(model.calls[call_index]["messages"])
+# What the tests call these helpers (planmode.testing names them for users).
+run, results, text_of, hints = run_reply, tool_results, result_text, shown_to_model

@@ -68,38 +68,33 @@ class PlanModeConfig:
     plain_path: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        subagent_policy, extra_allowed_tools = self.subagent_policy, self.extra_allowed_tools
-        shell_tool_names, trust_mcp_read_only = self.shell_tool_names, self.trust_mcp_read_only
-        shell_tool_types = self.shell_tool_types
-        max_plan_bytes, max_revisions_kept = self.max_plan_bytes, self.max_revisions_kept
-        decision_lease_secs = self.decision_lease_secs
-        if subagent_policy not in SUBAGENT_POLICIES:
+        if self.subagent_policy not in SUBAGENT_POLICIES:
             raise InvalidInputError(
-                f"unknown subagent_policy {subagent_policy!r}: use one of {', '.join(SUBAGENT_POLICIES)}"
+                f"unknown subagent_policy {self.subagent_policy!r}: use one of {', '.join(SUBAGENT_POLICIES)}"
             )
-        for what, names in (("extra_allowed_tools", extra_allowed_tools),
-                            ("shell_tool_names", shell_tool_names),
-                            ("trust_mcp_read_only", trust_mcp_read_only)):
+        for what, names in (("extra_allowed_tools", self.extra_allowed_tools),
+                            ("shell_tool_names", self.shell_tool_names),
+                            ("trust_mcp_read_only", self.trust_mcp_read_only)):
             if isinstance(names, str) or not all(isinstance(n, str) and n for n in names):
                 raise InvalidInputError(f"{what} must be a list of tool names, got {names!r}")
-        if isinstance(shell_tool_types, type) or not all(
-                isinstance(t, type) and issubclass(t, ToolBase) for t in shell_tool_types):
+        if isinstance(self.shell_tool_types, type) or not all(
+                isinstance(t, type) and issubclass(t, ToolBase) for t in self.shell_tool_types):
             raise InvalidInputError(
-                f"shell_tool_types must be a list of ToolBase subclasses, got {shell_tool_types!r}")
-        if max_plan_bytes < 1 or max_revisions_kept < 1:
+                f"shell_tool_types must be a list of ToolBase subclasses, got {self.shell_tool_types!r}")
+        if self.max_plan_bytes < 1 or self.max_revisions_kept < 1:
             raise InvalidInputError("max_plan_bytes and max_revisions_kept must be at least 1")
         workspace = PlanWorkspace(self.workspace_dir)
         sandbox = ShellSandbox.configure(
             self.shell_sandbox, self.sandbox_unclassified, allow_shell=self.allow_shell_in_plan_mode,
             allow_network=self.sandbox_network, readable=self.sandbox_readable, workspace=workspace.root)
         plain_path = plan_relpath(self.plan_dir)  # raises PathEscapeError on .. / absolute
-        PlanBook(None, max_plan_bytes=max_plan_bytes, **self.bounds)  # the core checks the bounds
-        if not 1 <= decision_lease_secs <= 86_400:
-            raise InvalidInputError(f"decision_lease_secs must be between 1 and 86400, got {decision_lease_secs}")
+        PlanBook(None, max_plan_bytes=self.max_plan_bytes, **self.bounds)  # the core checks the bounds
+        if not 1 <= self.decision_lease_secs <= 86_400:
+            raise InvalidInputError(f"decision_lease_secs must be between 1 and 86400, got {self.decision_lease_secs}")
         check_actor(self.chat_actor)
         resolved = {"workspace": workspace, "sandbox": sandbox, "plain_path": plain_path,
-                    "extra_allowed_tools": tuple(extra_allowed_tools), "shell_tool_names": tuple(shell_tool_names),
-                    "shell_tool_types": tuple(shell_tool_types), "trust_mcp_read_only": frozenset(trust_mcp_read_only),
+                    "extra_allowed_tools": tuple(self.extra_allowed_tools), "shell_tool_names": tuple(self.shell_tool_names),
+                    "shell_tool_types": tuple(self.shell_tool_types), "trust_mcp_read_only": frozenset(self.trust_mcp_read_only),
                     "scope_enforcement": check_enforcement(self.scope_enforcement)}  # fmt: skip
         for name, value in resolved.items():
             object.__setattr__(self, name, value)
