@@ -11,6 +11,7 @@ from agentscope.message import ToolCallBlock, ToolCallState
 
 from .._core import check_actor
 from ..exceptions import PlanModeError
+from ._agent_state import state_of
 from ._plan import _store
 from ._plan._store import GRANT_SOURCE, STATE_KEY
 
@@ -37,7 +38,7 @@ class PlanStateReport:
 
 def inspect_plan_state(agent_or_state: Agent | AgentState) -> PlanStateReport:
     """Loads the plan-mode state without changing anything and says whether, and why not, it loads."""
-    state = _store.state_of(agent_or_state)
+    state = state_of(agent_or_state)
     raw = state.middle_context.get(STATE_KEY)
     if raw is None:
         return PlanStateReport(False, True, None, None)
@@ -56,7 +57,7 @@ def reset_plan_state(agent_or_state: Agent | AgentState, *, actor: str = "user")
     granted by a plan approval are revoked. The context, tasks, other middlewares' data and every
     other permission rule stay. The plan file on disk is left as it is."""
     check_actor(actor)
-    state = _store.state_of(agent_or_state)
+    state = state_of(agent_or_state)
     removed = state.middle_context.pop(STATE_KEY, None)
     for msg in state.context:
         for block in msg.content if isinstance(msg.content, list) else []:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import _guard  # noqa: F401 - registers the PermissionMiddleware guard for unguarded plan mode
 from ._api import (
     PlanStatus,
     answer_plan,
@@ -10,7 +11,6 @@ from ._api import (
     is_plan_mode_active,
     plan_status,
 )
-from . import _guard  # noqa: F401 - registers the PermissionMiddleware guard for unguarded plan mode
 from ._gate import PlanModeMiddleware
 from ._mode import PlanMode
 from ._tools import PlanEnter, PlanExit, PlanWrite, TodoWrite

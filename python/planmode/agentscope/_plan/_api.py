@@ -16,6 +16,7 @@ from agentscope.state import AgentState
 
 from ..._core import PlanBook, PlanWorkspace
 from ...exceptions import InvalidInputError, PlanStateError
+from .._agent_state import state_of
 from . import _decision, _store, _texts
 from ._texts import ANSWER_KEY, PLAN_EXIT
 
@@ -76,7 +77,7 @@ class PlanStatus:
 
 def plan_status(agent_or_state: Agent | AgentState) -> PlanStatus:
     """The plan-mode status of an agent (or stored state)."""
-    book = _store.load(_store.state_of(agent_or_state))
+    book = _store.load(state_of(agent_or_state))
     return PlanStatus(
         outcome=book.outcome, phase=book.phase, active=book.active,
         awaiting_approval=book.phase == "awaiting_approval", revision=book.revision,
@@ -128,7 +129,7 @@ def _absolute(book: PlanBook) -> str | None:
 
 def is_plan_mode_active(agent_or_state: Agent | AgentState) -> bool:
     """True while the agent plans or waits for approval."""
-    return _store.load(_store.state_of(agent_or_state)).active
+    return _store.load(state_of(agent_or_state)).active
 
 
 def _require_gate(agent_or_state: Agent | AgentState) -> None:
@@ -148,7 +149,7 @@ def _require_gate(agent_or_state: Agent | AgentState) -> None:
 def enter_plan_mode(agent_or_state: Agent | AgentState, *, actor: str = "user") -> PlanStatus:
     """Enters plan mode without a tool call (idempotent; audited with ``actor``)."""
     _require_gate(agent_or_state)
-    state = _store.state_of(agent_or_state)
+    state = state_of(agent_or_state)
     _store.enter(state, _store.load(state), actor)
     return plan_status(state)
 
@@ -156,7 +157,7 @@ def enter_plan_mode(agent_or_state: Agent | AgentState, *, actor: str = "user") 
 def exit_plan_mode(agent_or_state: Agent | AgentState, *, actor: str = "user") -> PlanStatus:
     """Ends plan mode without asking a human (audited with ``actor``). A pending approval is
     cancelled and its parked ``plan_exit`` call is closed, so the next message is accepted."""
-    state = _store.state_of(agent_or_state)
+    state = state_of(agent_or_state)
     book = _store.load(state)
     result = book.force_exit(actor)
     if result is not None and result["cancelled"]:
@@ -210,7 +211,7 @@ def answer_plan(
         # The core judges the answer's own fields now; the pending request is judged on apply.
         _judge(PlanBook(), answer, pending_known=False)
     else:
-        state = _store.state_of(event_or_agent_or_state)
+        state = state_of(event_or_agent_or_state)
         book = _store.load(state)
         _sync_before_answer(state, book, revision)
         _judge(book, answer, pending_known=True)

@@ -13,8 +13,7 @@ from agentscope.permission import PermissionBehavior, PermissionDecision, Permis
 from agentscope.tool import ToolBase
 
 from ...exceptions import InvalidInputError
-from . import _identity as kinds
-from . import _store
+from . import _identity as kinds, _store
 from ._shell import shell_is_read_only
 
 if TYPE_CHECKING:

@@ -12,7 +12,6 @@ from agentscope.permission import PermissionBehavior, PermissionMode, Permission
 from agentscope.state import AgentState
 
 from ..._core import DEFAULT_MAX_PLAN_BYTES, PLAN_PHASES, PLAN_STATE_KEY, PlanBook, check_actor
-from .._agent_state import state_of
 from .._modes import parse_permission_mode
 from .._permission_mode import audit_mode_changes, set_permission_mode
 from . import _view
