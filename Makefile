@@ -20,7 +20,7 @@ venv: venv-python
 example: venv
 	$(PY) examples/plan_mode_agent.py --yes
 
-## test: every check CI runs (Rust format, lints, unit tests; pytest; the stub check)
+## test: every check CI runs (Rust format, lints, unit tests; ruff, mypy --strict, pytest; the stub check)
 test: system-deps venv rust-checks py-checks
 
 ## system-deps: redis-server and headless Chromium for the HTTP tests (apt-get, only when missing)
@@ -33,6 +33,8 @@ rust-checks:
 	PYO3_PYTHON=$(abspath $(PY)) cargo test
 
 py-checks:
+	$(PY) -m ruff check .
+	$(PY) -m mypy --strict python/planmode devtools
 	$(PY) -m pytest -q
 	$(PY) -m mypy.stubtest planmode._core
 

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import httpx
 
-from planmode.agentscope._admin._nodes import (
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's devtools helpers
+
+from devtools.nodes import (
     AppNode,
     RedisServer,
     create_scripted_session,
@@ -25,7 +29,7 @@ from planmode.agentscope._admin._nodes import (
     settled_in,
     wait_for,
 )
-from planmode.agentscope.scripted_app import planning_script, script_message
+from devtools.scripted_app import planning_script, script_message
 
 TOKEN = "bench-token"
 USER = "bench"
@@ -89,7 +93,7 @@ def run(workdir: Path, count: int) -> None:
                 client.post(f"/v1/admin/sessions/{session_id}/plan:decide", params={"agent_id": agent_id},
                             json={"decision": "approve", "revision": 1},
                             headers={"X-Admin-Token": TOKEN}).raise_for_status()  # fmt: skip
-                wait_for(lambda: settled_in(client, agent_id, session_id, "building"), "the build phase")
+                wait_for(partial(settled_in, client, agent_id, session_id, "building"), "the build phase")
                 decided.append((time.perf_counter() - start) * 1000)
             print(f"decision -> build phase persisted (resume through the run queue): median "
                   f"{statistics.median(decided):.0f} ms over 5 sessions")  # fmt: skip

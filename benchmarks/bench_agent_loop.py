@@ -31,7 +31,19 @@ from agentscope.agent import Agent, ReActConfig
 from agentscope.message import HintBlock, TextBlock, UserMsg
 from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision, PermissionMode
 from agentscope.state import AgentState
-from agentscope.tool import Edit, Glob, Read, TaskCreate, TaskGet, TaskList, TaskUpdate, ToolBase, ToolChunk, Toolkit, Write
+from agentscope.tool import (
+    Edit,
+    Glob,
+    Read,
+    TaskCreate,
+    TaskGet,
+    TaskList,
+    TaskUpdate,
+    ToolBase,
+    ToolChunk,
+    Toolkit,
+    Write,
+)
 
 from planmode.agentscope import PermissionMiddleware, PlanMode, ScriptedChatModel, call_tool, say
 from planmode.agentscope._plan._texts import HINT_SOURCE, todo_summary
@@ -123,7 +135,7 @@ async def loop_section(calls: int, rounds: int) -> None:
             for agent, times in pair if r % 2 == 0 else reversed(pair):
                 times.append(await timed_reply(agent))
             sizes = {"stock": (context_bytes(stock), state_bytes(stock)), "planmode": (context_bytes(ours), state_bytes(ours))}
-    diffs = [o - s for o, s in zip(ours_times, stock_times)]
+    diffs = [o - s for o, s in zip(ours_times, stock_times, strict=True)]
     stock_us = statistics.median(stock_times) / calls * 1e6
     ours_us = statistics.median(ours_times) / calls * 1e6
     overhead = statistics.median(diffs) / calls * 1e6

@@ -39,7 +39,7 @@ def main() -> None:
     }
     # The full build again at the end, keeping the better figure: a busy spell of a shared
     # machine during the first run would otherwise make every crate look useless.
-    full = {name: min(secs, again) for (name, secs), again in zip(full.items(), run([]).values())}
+    full = {name: min(secs, again) for (name, secs), again in zip(full.items(), run([]).values(), strict=True)}
     header = "".join(f"{'no ' + c:>16}" for c in CRATES)
     print(f"{'workload':<18} {'all ms':>8}{header}")
     for name, secs in full.items():

@@ -39,7 +39,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_shell  # noqa: E402
-
 from agentscope.permission import PermissionEngine as AgentScopeEngine  # noqa: E402
 from permission_tools import TOOL_NAMES, LoudBash, all_tools, random_context, random_input  # noqa: E402
 

@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's devtools helpers
 
 from _report_support import generated_states  # noqa: E402
 from agentscope.app.storage import RedisStorage, SessionConfig  # noqa: E402
 from agentscope.state import AgentState  # noqa: E402
 
-from planmode.agentscope._admin._nodes import RedisServer  # noqa: E402
+from devtools.nodes import RedisServer  # noqa: E402
 from planmode.report import report_from_dir, report_from_redis  # noqa: E402
 
 USER = "bench"

@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from agentscope.tool import LocalBackend
 
@@ -65,11 +66,11 @@ async def main() -> None:
               + (f" {'bwrap':>8} {'bwrap/landlock':>15}" if bwrap else ""))
         for command in COMMANDS:
             argv = ["/bin/sh", "-c", command]
-            plain = await timed(lambda: local.exec_shell(argv, timeout=30))
-            landlock = await timed(lambda: run_sandboxed(argv, timeout=30))
+            plain = await timed(partial(local.exec_shell, argv, timeout=30))
+            landlock = await timed(partial(run_sandboxed, argv, timeout=30))
             line = f"{command:28} {plain:8.2f} {landlock:9.2f} {landlock / plain:6.2f}"
             if bwrap:
-                wrapped = await timed(lambda: bwrap(argv))
+                wrapped = await timed(partial(bwrap, argv))
                 line += f" {wrapped:8.2f} {wrapped / landlock:15.2f}"
             print(line)
 

@@ -142,7 +142,7 @@ def time_op(op: Op, n: int, calls: int, seed: int) -> dict[str, float]:
 
 
 def time_reload(side: str, n: int, reps: int) -> float:
-    tools = {"TaskGet": getattr(SIDES[side], "TaskGet")()}
+    tools = {"TaskGet": SIDES[side].TaskGet()}
     state = chained_state(n)
     samples = []
     for _ in range(reps):

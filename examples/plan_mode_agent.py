@@ -57,7 +57,7 @@ TESTS = "import pytest\nfrom app import signup\n\ndef test_bad_email():\n    wit
 def todos(*states: str) -> ChatResponse:
     """A todo_write turn over the plan's three steps with the given statuses."""
     steps = ["Add an email check to signup", "Add a password length check", "Add tests for both checks"]
-    return call_tool("todo_write", {"todos": [{"content": c, "status": s} for c, s in zip(steps, states)]})
+    return call_tool("todo_write", {"todos": [{"content": c, "status": s} for c, s in zip(steps, states, strict=True)]})
 
 
 def script(agent_ref: list[Agent]) -> list[ScriptStep]:

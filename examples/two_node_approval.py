@@ -3,17 +3,22 @@
     python examples/two_node_approval.py            # approves through node B's admin API by itself
     python examples/two_node_approval.py --manual   # prints node B's review page and waits for you
 
-Needs `redis-server` on PATH and `pip install 'planmode[agentscope,service]'`. Runs offline: the model
-is the scripted one, whose script travels in the user message, so both nodes play the same script.
+Needs `redis-server` on PATH and `pip install 'planmode[agentscope,service]'`, run from a checkout: the
+process launcher and the scripted app are the checkout's `devtools` helpers, not part of the package.
+Runs offline: the model is the scripted one, whose script travels in the user message, so both nodes
+play the same script.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 
-from planmode.agentscope._admin._nodes import (
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's devtools helpers
+
+from devtools.nodes import (
     AppNode,
     RedisServer,
     create_scripted_session,
@@ -22,7 +27,7 @@ from planmode.agentscope._admin._nodes import (
     settled_in,
     wait_for,
 )
-from planmode.agentscope.scripted_app import planning_script, script_message
+from devtools.scripted_app import planning_script, script_message
 
 TOKEN = "example-admin-token"
 USER = "alice"
@@ -53,10 +58,10 @@ def run(workdir: Path, manual: bool) -> None:
             node_a.kill()
             print("node A killed (SIGKILL)")
 
-            view_b = get_plan(client_b, agent_id, session_id)
-            assert (view_b["revision"], view_b["sha256"], view_b["plan_content"]) == (
-                view["revision"], view["sha256"], view["plan_content"],
-            )  # fmt: skip
+            view_b = get_plan(client_b, agent_id, session_id)  # read from Redis: node A's memory is gone
+            for key in ("phase", "revision", "sha256", "plan_content", "pending", "todos", "audit", "plan_relpath"):
+                assert view_b[key] == view[key], f"node B disagrees with node A on {key}"
+            assert not Path(view_b["disk"]["path"]).exists()  # node B has no plan file yet (a GET never writes)
             restored = client_b.post(f"/v1/admin/sessions/{session_id}/plan:restore-file",
                                      params={"agent_id": agent_id}, headers={"X-Admin-Token": TOKEN})
             restored.raise_for_status()

@@ -6,11 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-
-from planmode.agentscope._admin._nodes import create_scripted_session, get_plan, send_user_text, wait_for
-from planmode.agentscope.scripted_app import script_message, tool_step
-
 from admin_fixtures import TOKEN
+
+from devtools.nodes import create_scripted_session, get_plan, send_user_text, wait_for
+from devtools.scripted_app import script_message, tool_step
 
 
 @dataclass

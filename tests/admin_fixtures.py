@@ -1,4 +1,7 @@
-"""Fixtures for the admin/HTTP tests: a real redis-server and real AgentScope app processes on loopback."""
+"""Fixtures for the admin/HTTP tests: a real redis-server and real AgentScope app processes on loopback.
+
+``conftest.py`` registers this module as a plugin, so every test module can ask for these fixtures.
+Shared nodes stay isolated per test by ids: each test creates its own agents and sessions."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from planmode.agentscope._admin._nodes import AppNode, RedisServer
+from devtools.nodes import AppNode, RedisServer
 
 TOKEN = "test-admin-token"
 USER = "alice"
@@ -58,7 +61,14 @@ def client(one_node: AppNode) -> Iterator[httpx.Client]:
         yield http
 
 
+@pytest.fixture(scope="module")
+def two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Two app nodes ("a", "b") sharing one redis-server, each with its own workspace directory, for the
+    module: a test using them must leave both running (one that kills a node takes ``fresh_two_nodes``)."""
+    yield from start_cluster(tmp_path_factory.mktemp("two-nodes"), ("a", "b"))
+
+
 @pytest.fixture()
-def two_nodes(tmp_path: Path) -> Iterator[Cluster]:
-    """Two app nodes ("a", "b") sharing one redis-server, each with its own workspace directory."""
+def fresh_two_nodes(tmp_path: Path) -> Iterator[Cluster]:
+    """Like ``two_nodes`` but started for one test alone, which may kill them."""
     yield from start_cluster(tmp_path, ("a", "b"))

@@ -7,6 +7,7 @@ unknown id, a self-loop, or an edge that closes a cycle in the ``blocked_by`` gr
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any
 
@@ -23,10 +24,8 @@ def next_id(tasks: list[Any]) -> str:
     """AgentScope's id rule: largest numeric id + 1."""
     top = 0
     for t in tasks:
-        try:
+        with contextlib.suppress(TypeError, ValueError):
             top = max(top, int(_get(t, "id")))
-        except (TypeError, ValueError):
-            pass
     return str(top + 1)
 
 

@@ -11,22 +11,20 @@ from typing import Any
 
 import httpx
 import pytest
-from admin_fixtures import TOKEN, USER, client, one_node  # noqa: F401  (fixtures)
+from _plan_support import PLAN, confirm_request, make_agent, run
+from admin_fixtures import TOKEN
+from test_plan_decisions import ask_script
 
-from planmode.agentscope import answer_plan, plan_status
-from planmode.agentscope._admin._nodes import (
-    AppNode,
+from devtools.nodes import (
     create_scripted_session,
     get_plan,
     send_user_text,
     settled_in,
     wait_for,
 )
-from planmode.agentscope.scripted_app import planning_script, script_message
+from devtools.scripted_app import planning_script, script_message
+from planmode.agentscope import answer_plan, plan_status
 from planmode.exceptions import InvalidInputError, PlanStateError
-
-from _plan_support import PLAN, confirm_request, make_agent, run
-from test_plan_decisions import ask_script
 
 Setup = Callable[[Path], None]
 

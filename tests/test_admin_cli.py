@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from planmode.agentscope._admin._nodes import free_port
+from devtools.nodes import free_port
 from planmode.cli import main
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from admin_fixtures import TOKEN, USER
 
-from planmode.agentscope._admin._nodes import (
+from devtools.nodes import (
     AppNode,
     RedisServer,
     create_scripted_session,
@@ -32,7 +32,7 @@ from planmode.agentscope._admin._nodes import (
     settled_in,
     wait_for,
 )
-from planmode.agentscope.scripted_app import planning_script, script_message
+from devtools.scripted_app import planning_script, script_message
 
 PLAN = "# Rotate the keys\n\n1. Issue new keys\n2. Switch the readers\n3. Revoke the old keys\n"
 SHORT_LEASE_SECS = 2

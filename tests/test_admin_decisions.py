@@ -11,11 +11,11 @@ from typing import Any
 
 import httpx
 import pytest
-from admin_fixtures import TOKEN, USER, client, one_node  # noqa: F401  (fixtures)
+from admin_fixtures import TOKEN, USER
 from agentscope.app.storage import RedisStorage
 from agentscope.event import ConfirmResult, UserConfirmResultEvent
 
-from planmode.agentscope._admin._nodes import (
+from devtools.nodes import (
     AppNode,
     create_scripted_session,
     get_plan,
@@ -23,8 +23,8 @@ from planmode.agentscope._admin._nodes import (
     settled_in,
     wait_for,
 )
+from devtools.scripted_app import planning_script, script_message
 from planmode.agentscope._plan import _state
-from planmode.agentscope.scripted_app import planning_script, script_message
 from planmode.cli import main as cli_main
 
 PLAN = "# Plan\n\n1. Change the check\n2. Run the tests\n"
@@ -123,7 +123,7 @@ def _with_state(node: AppNode, agent_id: str, session_id: str, change: Any) -> N
 
 
 def test_a_decision_whose_resume_never_ran_can_be_made_again(
-    one_node: AppNode, client: httpx.Client, parked: tuple[str, str, dict[str, Any]],  # noqa: F811
+    one_node: AppNode, client: httpx.Client, parked: tuple[str, str, dict[str, Any]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     agent_id, session_id, _ = parked
@@ -149,7 +149,7 @@ def test_a_decision_whose_resume_never_ran_can_be_made_again(
 
 
 def test_the_cli_fails_when_the_decision_is_refused(
-    one_node: AppNode, client: httpx.Client, parked: tuple[str, str, dict[str, Any]],  # noqa: F811
+    one_node: AppNode, client: httpx.Client, parked: tuple[str, str, dict[str, Any]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     agent_id, session_id, view = parked

@@ -5,16 +5,17 @@ from __future__ import annotations
 import hashlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import redis
-from admin_fixtures import TOKEN, USER, client, one_node  # noqa: F401  (fixtures)
+from admin_fixtures import TOKEN, USER
 from agentscope.app.message_bus import MessageBusKeys
 
-from planmode.agentscope._admin._nodes import (
+from devtools.nodes import (
     AppNode,
     create_scripted_session,
     get_plan,
@@ -22,7 +23,7 @@ from planmode.agentscope._admin._nodes import (
     settled_in,
     wait_for,
 )
-from planmode.agentscope.scripted_app import planning_script, say_step, script_message
+from devtools.scripted_app import planning_script, say_step, script_message
 from planmode.cli import main as cli_main
 
 WRITES = [":enter-plan-mode", ":exit-plan-mode", "/plan:decide"]
@@ -109,7 +110,7 @@ def test_bad_actor_header_is_422(client: httpx.Client, session: tuple[str, str])
 
 @pytest.mark.parametrize("suffix", WRITES)
 def test_session_held_by_a_run_is_409(
-    one_node: AppNode, client: httpx.Client, session: tuple[str, str], suffix: str  # noqa: F811
+    one_node: AppNode, client: httpx.Client, session: tuple[str, str], suffix: str
 ) -> None:
     agent_id, session_id = session
     store = redis.Redis(port=int(one_node.redis_port))
@@ -250,7 +251,7 @@ def test_exit_cancels_a_pending_approval(client: httpx.Client, parked: tuple[str
 
 
 def test_cli_against_a_running_app(
-    one_node: AppNode, parked: tuple[str, str, dict[str, Any]], capsys: pytest.CaptureFixture[str]  # noqa: F811
+    one_node: AppNode, parked: tuple[str, str, dict[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     agent_id, session_id, _ = parked
     common = ["--session", session_id, "--agent", agent_id, "--url", one_node.url, "--user", USER]
@@ -320,7 +321,7 @@ def test_sessions_of_one_agent_share_a_workspace_but_not_a_plan_file(
     views = {}
     for session_id, text in ((first, "# First plan\n"), (second, "# Second plan\n")):
         send_user_text(client, agent_id, session_id, script_message(planning_script(text)))
-        views[session_id] = wait_for(lambda: settled_in(client, agent_id, session_id, "awaiting_approval"), "a plan")
+        views[session_id] = wait_for(partial(settled_in, client, agent_id, session_id, "awaiting_approval"), "a plan")
     paths = {session_id: Path(view["disk"]["path"]) for session_id, view in views.items()}
     assert paths[first].parents[2] == paths[second].parents[2]  # one workspace ...
     assert paths[first] != paths[second]  # ... one plan file each

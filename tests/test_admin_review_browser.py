@@ -7,14 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from admin_fixtures import TOKEN, USER, one_node  # noqa: F401  (fixture)
+from admin_fixtures import TOKEN, USER
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from planmode.agentscope._admin._nodes import AppNode, create_scripted_session, send_user_text, settled_in, wait_for
-from planmode.agentscope.scripted_app import say_step, script_message, tool_step
+from devtools.nodes import AppNode, create_scripted_session, send_user_text, settled_in, wait_for
+from devtools.scripted_app import say_step, script_message, tool_step
 
 PLAN = "# Ship the parser\n\n1. Read `lexer.rs`\n2. Write the parser\n\n<script>alert('plan')</script>\n"
 EDITED = "# Ship the parser (edited)\n\n1. Read `lexer.rs`\n2. Write the parser\n3. Fuzz it\n"
@@ -47,7 +47,7 @@ def browser() -> Iterator[webdriver.Chrome]:
         driver.quit()
 
 
-def test_edit_and_approve_in_chromium(one_node: AppNode, browser: webdriver.Chrome) -> None:  # noqa: F811
+def test_edit_and_approve_in_chromium(one_node: AppNode, browser: webdriver.Chrome) -> None:
     with one_node.client(USER) as client:
         agent_id, session_id = create_scripted_session(client)
         send_user_text(client, agent_id, session_id, script_message(SCRIPT))
@@ -107,7 +107,7 @@ def test_edit_and_approve_in_chromium(one_node: AppNode, browser: webdriver.Chro
         assert [e for e in errors if "403" not in e["message"]] == []  # no CSP violation, no script error
 
 
-def _parked_page(one_node: AppNode, browser: webdriver.Chrome, plan: str) -> tuple[str, str, dict]:  # noqa: F811
+def _parked_page(one_node: AppNode, browser: webdriver.Chrome, plan: str) -> tuple[str, str, dict]:
     with one_node.client(USER) as client:
         agent_id, session_id = create_scripted_session(client)
         script = [tool_step("plan_enter"), tool_step("plan_write", {"content": plan}), tool_step("plan_exit"),
@@ -118,7 +118,7 @@ def _parked_page(one_node: AppNode, browser: webdriver.Chrome, plan: str) -> tup
 
 
 def test_an_unreviewed_disk_edit_is_shown_with_its_diff_before_the_buttons(
-    one_node: AppNode, browser: webdriver.Chrome  # noqa: F811
+    one_node: AppNode, browser: webdriver.Chrome
 ) -> None:
     agent_id, session_id, view = _parked_page(one_node, browser, PLAN)
     Path(view["disk"]["path"]).write_text(EDITED)
@@ -138,7 +138,7 @@ def test_an_unreviewed_disk_edit_is_shown_with_its_diff_before_the_buttons(
 
 
 def test_the_page_notices_when_the_plan_changes_while_open(
-    one_node: AppNode, browser: webdriver.Chrome  # noqa: F811
+    one_node: AppNode, browser: webdriver.Chrome
 ) -> None:
     agent_id, session_id, view = _parked_page(one_node, browser, PLAN)
     browser.get(f"{one_node.url}/v1/admin/sessions/{session_id}/plan/review?agent_id={agent_id}&user_id={USER}")

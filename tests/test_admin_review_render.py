@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-
 from planmode.agentscope._admin._review import (
     render_audit,
     render_diff,

@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from admin_fixtures import TOKEN, USER
 
+from devtools.nodes import AppNode, RedisServer, create_scripted_session, send_user_text, wait_for
+from devtools.scripted_app import say_step, script_message, tool_step
 from planmode._core import plan_sha256, plan_steps
-from planmode.agentscope._admin._nodes import AppNode, RedisServer, create_scripted_session, send_user_text, wait_for
-from planmode.agentscope.scripted_app import say_step, script_message, tool_step
 
 SESSIONS = 30
 NODES = ("n1", "n2", "n3")
@@ -122,6 +123,9 @@ def _decidable(view: dict[str, Any]) -> bool:
     return view["phase"] == "awaiting_approval" and not claim.get("live") and not view["running"]
 
 
+# Its own bounded waits add up to more than the default per-test limit: three nodes starting (90 s),
+# every plan parking (SETTLE_SECS * 3), the chaos (CHAOS_SECS), the settling (SETTLE_SECS), restarts.
+@pytest.mark.timeout(900)
 def test_sessions_survive_nodes_dying_during_resumes(tmp_path: Path) -> None:
     rng = random.Random(20261201)
     with ExitStack() as stack:
@@ -139,7 +143,7 @@ def test_sessions_survive_nodes_dying_during_resumes(tmp_path: Path) -> None:
         with ThreadPoolExecutor(8) as pool:
             sessions = list(pool.map(start, range(SESSIONS)))
         for agent_id, session_id in sessions:
-            wait_for(lambda: (v := _view(cluster.alive()[0], agent_id, session_id)) is not None
+            wait_for(lambda a=agent_id, s=session_id: (v := _view(cluster.alive()[0], a, s)) is not None
                      and v["phase"] == "awaiting_approval" and not v["running"], "every plan to park",
                      timeout=SETTLE_SECS * 3)  # a bound, not a speed check: a loaded machine parks slowly  # fmt: skip
 

@@ -13,8 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentscope.permission import PermissionContext, PermissionDecision, PermissionMode, PermissionRule
-from agentscope.permission import PermissionEngine as AgentScopeEngine
+from agentscope.permission import (
+    PermissionContext,
+    PermissionDecision,
+    PermissionEngine as AgentScopeEngine,
+    PermissionMode,
+    PermissionRule,
+)
 from agentscope.state import AgentState
 from agentscope.tool import Bash, Write
 from permission_tools import TOOL_NAMES, B, Deploy, all_tools, random_content, random_context, random_input

@@ -7,11 +7,15 @@ import random
 from typing import Any
 
 import pytest
-from agentscope.permission import PermissionContext, PermissionDecision, PermissionMode, PermissionRule
-from agentscope.permission import PermissionEngine as AgentScopeEngine
+from agentscope.permission import (
+    PermissionContext,
+    PermissionDecision,
+    PermissionEngine as AgentScopeEngine,
+    PermissionMode,
+    PermissionRule,
+)
 from agentscope.tool import Bash, Glob, Read, ToolBase, Write
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from permission_tools import B, Deploy, Gate, Legacy, LoudBash, Nuke, all_tools, random_context, random_input
 
 from planmode._core import RuleCache

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from _permission_support import Touch, tool_results, touch_agent
 from agentscope.agent import Agent
 from agentscope.event import ConfirmResult, RequireUserConfirmEvent, UserConfirmResultEvent
 from agentscope.message import UserMsg
@@ -12,8 +13,6 @@ from agentscope.state import AgentState
 from permission_tools import B
 
 from planmode.agentscope import PermissionMiddleware, call_tool, say, set_permission_mode
-
-from _permission_support import Touch, tool_results, touch_agent
 
 
 def make_agent(script: list[Any], *, middleware: bool = True) -> tuple[Agent, Touch]:

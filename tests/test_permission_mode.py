@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from _permission_support import tool_results, touch_agent
 from agentscope.agent import Agent
 from agentscope.message import UserMsg
 from agentscope.permission import PermissionBehavior, PermissionMode
@@ -17,8 +18,6 @@ from planmode.agentscope import (
     set_permission_mode,
 )
 from planmode.exceptions import InvalidInputError, UnknownModeError
-
-from _permission_support import tool_results, touch_agent
 
 
 @pytest.mark.parametrize(

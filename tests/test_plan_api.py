@@ -8,6 +8,7 @@ import pickle
 from pathlib import Path
 
 import pytest
+from _plan_support import PLAN, hints, make_agent, results, run, text_of
 from agentscope.state import AgentState
 
 from planmode._core import PlanBook, PlanWorkspace, plan_steps
@@ -22,8 +23,6 @@ from planmode.agentscope import (
     set_permission_mode,
 )
 from planmode.exceptions import InvalidInputError, PlanStateError, StateLoadError
-
-from _plan_support import PLAN, hints, make_agent, results, run, text_of
 
 
 def test_state_only_lifecycle_and_outcomes() -> None:
@@ -95,8 +94,9 @@ def test_core_types_pickle_and_repr(tmp_path: Path) -> None:
 
 
 async def test_audit_records_every_step(tmp_path: Path) -> None:
-    from planmode.agentscope import answer_plan
     from _plan_support import confirm_request
+
+    from planmode.agentscope import answer_plan
 
     agent, model, _ = make_agent(tmp_path, [call_tool("plan_enter", {}), call_tool("plan_write", {"content": PLAN}),
                                             call_tool("plan_exit", {"summary": "ready"})])

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _plan_support import PLAN, confirm_request, hints, make_agent, results, run, text_of
 from agentscope.event import ConfirmResult, UserConfirmResultEvent, UserInterruptEvent
 from agentscope.permission import PermissionBehavior, PermissionMode, PermissionRule
 
 from planmode.agentscope import PlanMode, answer_plan, call_tool, exit_plan_mode, plan_status, say
 from planmode.exceptions import InvalidInputError, PlanStateError, UnknownModeError
 
-from _plan_support import PLAN, confirm_request, hints, make_agent, results, run, text_of
 
 def ask_script() -> list[Any]:
     """Enter, write, ask (fresh responses: the agent updates the blocks it receives)."""

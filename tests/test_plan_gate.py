@@ -6,13 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _plan_support import PLAN, ReadFile, WriteFile, make_agent, results, run, text_of
 from agentscope.permission import PermissionBehavior, PermissionMode, PermissionRule
 from agentscope.tool import Bash, Edit, Write
 
 from planmode.agentscope import PlanMode, call_tool, call_tools, enter_plan_mode, plan_status, say
 from planmode.agentscope._plan._texts import DENIED
-
-from _plan_support import PLAN, ReadFile, WriteFile, make_agent, results, run, text_of
 
 ALL_MODES = list(PermissionMode)
 NOTES = "original notes\n"
@@ -150,11 +149,11 @@ async def test_agentscope_context_compression_still_works_while_planning(tmp_pat
 
 @pytest.mark.parametrize("mode", ALL_MODES, ids=[m.value for m in ALL_MODES])
 async def test_with_planmodes_permission_middleware_second(tmp_path: Path, mode: PermissionMode) -> None:
+    from _plan_support import confirm_request
     from agentscope.agent import Agent
     from agentscope.tool import Toolkit
 
     from planmode.agentscope import PermissionMiddleware, ScriptedChatModel
-    from _plan_support import confirm_request
 
     root = _workspace(tmp_path)
     plan = PlanMode(workspace_dir=root)

@@ -6,14 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _plan_support import PLAN, ReadFile, confirm_request, make_agent, results, run, text_of
 from agentscope.message import TextBlock
 from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision, PermissionRule
 from agentscope.tool import ToolBase, ToolChunk
 
 from planmode.agentscope import answer_plan, call_tool, plan_status, say
 from planmode.exceptions import InvalidInputError
-
-from _plan_support import PLAN, ReadFile, confirm_request, make_agent, results, run, text_of
 
 
 class Deploy(ToolBase):

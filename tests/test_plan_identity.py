@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _plan_support import results, run, text_of
 from agentscope import tool as as_tool
 from agentscope.agent import Agent
 from agentscope.permission import PermissionBehavior, PermissionMode, PermissionRule
@@ -27,8 +28,6 @@ from planmode.agentscope import (
 from planmode.agentscope._plan._texts import DENIED
 from planmode.agentscope.demo_tools import WriteFile
 from planmode.exceptions import PlanModeError
-
-from _plan_support import results, run, text_of
 
 ALL_MODES = list(PermissionMode)
 MODE_IDS = [m.value for m in ALL_MODES]

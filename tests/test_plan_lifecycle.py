@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from _plan_support import PLAN, confirm_request, hints, make_agent, results, run, text_of
 from agentscope.permission import PermissionMode
 
 from planmode.agentscope import (
-    PlanMode,
     answer_plan,
     call_tool,
     is_plan_mode_active,
@@ -15,8 +15,6 @@ from planmode.agentscope import (
     say,
 )
 from planmode.agentscope._plan._texts import DENIED
-
-from _plan_support import PLAN, confirm_request, hints, make_agent, results, run, text_of
 
 
 async def test_whole_lifecycle(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from _plan_support import results, run, text_of
 from agentscope.agent import Agent
 from agentscope.mcp import MCPClient, StdioMCPConfig
 from agentscope.permission import PermissionBehavior, PermissionMode, PermissionRule
@@ -17,8 +18,6 @@ from agentscope.tool import Toolkit
 
 from planmode.agentscope import PlanMode, ScriptedChatModel, call_tools, say
 from planmode.agentscope._plan._texts import DENIED
-
-from _plan_support import results, run, text_of
 
 SERVER = Path(__file__).with_name("mcp_notes_server.py")
 ALL_MODES = list(PermissionMode)

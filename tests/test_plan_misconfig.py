@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from _plan_support import PLAN, WriteFile, confirm_request, make_agent, results, run, text_of
 from agentscope.agent import Agent
 from agentscope.permission import PermissionMode
 from agentscope.state import AgentState
@@ -25,8 +26,6 @@ from planmode.agentscope import (
     say,
 )
 from planmode.exceptions import InvalidInputError, PathEscapeError, PlanStateError
-
-from _plan_support import PLAN, WriteFile, confirm_request, make_agent, results, run, text_of
 
 ALL_MODES = list(PermissionMode)
 

@@ -5,6 +5,7 @@ restored state and after AgentScope's real context compression."""
 from __future__ import annotations
 
 from collections import deque
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -137,7 +138,7 @@ async def test_earlier_messages_are_never_rewritten(tmp_path: Path) -> None:
     await run(agent)
     shown = [[visible(m) for m in messages] for messages, *_ in brain.seen]
     assert len(shown) >= 10
-    for before, after in zip(shown, shown[1:]):
+    for before, after in pairwise(shown):
         assert len(after) >= len(before)
         assert after[:len(before) - 1] == before[:-1]
         last_before, same = before[-1], after[len(before) - 1]

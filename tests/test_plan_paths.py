@@ -7,11 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
+from _plan_support import PLAN, confirm_request, make_agent, results, run, text_of
 
 from planmode.agentscope import PlanMode, answer_plan, call_tool, plan_status, say
 from planmode.exceptions import InvalidInputError, PathEscapeError
-
-from _plan_support import PLAN, confirm_request, make_agent, results, run, text_of
 
 
 @pytest.mark.parametrize("plan_dir", ["../outside", "plans/../../x", "/etc", "~/plans", "a\\..\\b"])

@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from _plan_support import PLAN, confirm_request, hints, make_agent, results, run, text_of
 from agentscope.state import AgentState
 
 from planmode.agentscope import PlanMode, answer_plan, call_tool, plan_status, say
-
-from _plan_support import PLAN, confirm_request, hints, make_agent, results, run, text_of
 
 
 def reload(agent) -> AgentState:  # type: ignore[no-untyped-def]
@@ -80,9 +79,10 @@ async def test_missing_plan_file_is_restored_from_state(tmp_path: Path) -> None:
 
 
 async def test_corrupt_state_is_a_clear_error(tmp_path: Path) -> None:
+    import pytest
+
     from planmode.agentscope import is_plan_mode_active
     from planmode.exceptions import StateLoadError
-    import pytest
 
     state = AgentState()
     state.middle_context["planmode"] = {"version": 1, "phase": "awaiting_approval"}

@@ -6,14 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _plan_support import confirm_request, make_agent, results, run, text_of
 from agentscope.event import ConfirmResult, RequireUserConfirmEvent, UserConfirmResultEvent
 from agentscope.permission import PermissionMode
 
 from planmode.agentscope import PlanMode, answer_plan, call_tool, enter_plan_mode, plan_status, say
 from planmode.exceptions import InvalidInputError
 from planmode.report import report_from_states
-
-from _plan_support import confirm_request, make_agent, results, run, text_of
 
 PLAN = ("# Plan\n\n## Steps\n1. Write the notes\n2. Touch the code\n\n"
         "## Scope\n- `notes/*.md`\n- `$ make docs`\n")
@@ -41,7 +40,7 @@ async def test_a_write_outside_the_scope_asks_and_is_drift(tmp_path: Path, mode:
     agent, _, events = await _approved(tmp_path, mode)
     ask = confirm_request(events)
     [drift] = _drifts(agent)
-    assert "write_file: path 'src/app.py' is outside the approved scope (step s1 in progress)" == drift["detail"]
+    assert drift["detail"] == "write_file: path 'src/app.py' is outside the approved scope (step s1 in progress)"
     assert not (tmp_path / "src" / "app.py").exists()
     assert report_from_states([agent.state])["drift_events_per_run"]["total"] == 1
     if mode == PermissionMode.DONT_ASK:

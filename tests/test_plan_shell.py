@@ -6,14 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _plan_support import make_agent, results, run, text_of
 from agentscope.agent import Agent
 from agentscope.permission import PermissionBehavior, PermissionMode, PermissionRule
 from agentscope.tool import Bash
 
 from planmode.agentscope import PlanMode, call_tool, call_tools, say
 from planmode.agentscope._plan._texts import DENIED
-
-from _plan_support import make_agent, results, run, text_of
 
 # Every command targets files inside the test's workspace (the Bash tool's cwd), so even a
 # gate failure could not harm the machine; the test then fails on the snapshot check.
@@ -78,7 +77,7 @@ async def test_mutating_commands_denied_in_every_mode(tmp_path: Path, mode: Perm
     await run(agent)
     res = [r for r in results(agent).values() if r.name == "Bash"]
     assert len(res) == len(MUTATING)
-    leaked = [(c, r.state, text_of(r)) for c, r in zip(MUTATING, res) if r.state != "denied" or text_of(r) != DENIED]
+    leaked = [(c, r.state, text_of(r)) for c, r in zip(MUTATING, res, strict=True) if r.state != "denied" or text_of(r) != DENIED]
     assert leaked == []
     assert _snapshot(root) == before
 
@@ -88,5 +87,6 @@ async def test_read_only_commands_run(tmp_path: Path, mode: PermissionMode) -> N
     agent = _planning_shell_agent(_workspace(tmp_path), READ_ONLY, mode)
     await run(agent)
     res = [r for r in results(agent).values() if r.name == "Bash"]
-    assert [(c, r.state) for c, r in zip(READ_ONLY, res)] == [(c, "success") for c in READ_ONLY]
+    assert len(res) == len(READ_ONLY)
+    assert [(c, r.state) for c, r in zip(READ_ONLY, res, strict=True)] == [(c, "success") for c in READ_ONLY]
     assert "original notes" in text_of(res[2])

@@ -7,14 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _plan_support import confirm_request, make_agent, results, run, text_of
+from hypothesis import given, settings, strategies as st
 
 from planmode._core import PlanBook
 from planmode.agentscope import answer_plan, call_tool, plan_status, say
 from planmode.exceptions import InvalidInputError
-
-from _plan_support import confirm_request, make_agent, results, run, text_of
 
 V1 = "# Plan\n\n## Steps\n1. Read the parser\n2. Change the date check in `parse.py`\n3. Run the tests\n"
 V2 = ("# Plan\n\n## Steps\n1. Run the **whole** test suite first\n2. Read the parser\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _plan_support import PLAN, ReadFile, WriteFile, hints, make_agent, results, run, text_of
 from agentscope.agent import Agent
 from agentscope.permission import PermissionMode
 from agentscope.tool import Toolkit
@@ -21,8 +22,6 @@ from planmode.agentscope import (
 )
 from planmode.agentscope._plan._texts import DENIED, PARENT_UNKNOWN
 from planmode.exceptions import InvalidInputError
-
-from _plan_support import PLAN, ReadFile, WriteFile, hints, make_agent, results, run, text_of
 
 
 def _child(root: Path, plan: PlanMode, script: list, mode: PermissionMode = PermissionMode.DEFAULT) -> tuple[Agent, ScriptedChatModel]:  # type: ignore[type-arg]

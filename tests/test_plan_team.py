@@ -7,18 +7,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import httpx
 import pytest
-from agentscope.event import ConfirmResult, UserConfirmResultEvent
-from agentscope.message import ToolCallBlock
-
-from admin_fixtures import USER, Cluster, start_cluster
-from planmode.agentscope._admin._nodes import settled_in, wait_for
-from planmode.agentscope._plan._texts import DENIED
-from planmode.agentscope.scripted_app import say_step, script_message, tool_step
-
 from _team_support import (
     Session,
     blocks,
@@ -31,6 +24,13 @@ from _team_support import (
     send,
     wait_results,
 )
+from admin_fixtures import USER, Cluster, start_cluster
+from agentscope.event import ConfirmResult, UserConfirmResultEvent
+from agentscope.message import ToolCallBlock
+
+from devtools.nodes import settled_in, wait_for
+from devtools.scripted_app import say_step, script_message, tool_step
+from planmode.agentscope._plan._texts import DENIED
 
 MODES = ["default", "accept_edits", "explore", "bypass", "dont_ask"]
 PLAN = "# Investigate with the team\n\n1. Ask the workers\n2. Decide\n"
@@ -158,9 +158,9 @@ def test_policies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str) 
                                 tool_step("AgentCreate", {"name": "w", "description": "helps",
                                                           "prompt": script_message([report("ready"), say_step("ok")])}),
                                 say_step("planning")])
-            wait_for(lambda: settled_in(client, lead.agent_id, lead.session_id, "planning"), "the leader")
+            wait_for(partial(settled_in, client, lead.agent_id, lead.session_id, "planning"), "the leader")
             root = _workdir(client, lead)
-            worker = wait_for(lambda: members(client, lead).get("w"), "the worker")
+            worker = wait_for(lambda lead=lead: members(client, lead).get("w"), "the worker")
             seen = len(wait_results(client, worker, 1, "the worker's first report"))
             send(client, worker, [*_write_steps(root, "w"), report(), say_step("ok")])
             got = wait_results(client, worker, seen + 3, "the worker's writes")[seen:]

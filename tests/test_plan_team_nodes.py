@@ -3,18 +3,18 @@ then died); the leader's phase comes from the app's storage, not from any proces
 
 from __future__ import annotations
 
-from admin_fixtures import USER, Cluster, two_nodes  # noqa: F401  (fixture)
-from planmode.agentscope._admin._nodes import settled_in, wait_for
-from planmode.agentscope._plan._texts import DENIED
-from planmode.agentscope.scripted_app import say_step, script_message, tool_step
-
 from _team_support import decide, leader, members, output_text, report, send, wait_results
+from admin_fixtures import USER, Cluster
+
+from devtools.nodes import settled_in, wait_for
+from devtools.scripted_app import say_step, script_message, tool_step
+from planmode.agentscope._plan._texts import DENIED
 
 PLAN = "# Plan\n\n1. Look\n2. Change\n"
 
 
-def test_worker_on_b_follows_a_leader_that_planned_on_a(two_nodes: Cluster) -> None:  # noqa: F811
-    node_a, node_b = two_nodes.nodes["a"], two_nodes.nodes["b"]
+def test_worker_on_b_follows_a_leader_that_planned_on_a(fresh_two_nodes: Cluster) -> None:
+    node_a, node_b = fresh_two_nodes.nodes["a"], fresh_two_nodes.nodes["b"]
     with node_a.client(USER) as client_a, node_b.client(USER) as client_b:
         lead = leader(client_a, "bypass")
         send(client_a, lead, [
@@ -32,7 +32,7 @@ def test_worker_on_b_follows_a_leader_that_planned_on_a(two_nodes: Cluster) -> N
         send(client_b, worker, [tool_step("Bash", {"command": "echo planning > during.txt"}), report(), say_step("ok")])
         during = wait_results(client_b, worker, 3, "the worker's write on B")[1]
         assert (during["name"], during["state"], output_text(during)) == ("Bash", "denied", DENIED)
-        assert not list(two_nodes.workdir.rglob("during.txt"))
+        assert not list(fresh_two_nodes.workdir.rglob("during.txt"))
 
         decide(client_b, lead)
         wait_for(lambda: settled_in(client_b, lead.agent_id, lead.session_id, "building"), "the build on B")

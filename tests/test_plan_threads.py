@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from _threads_support import in_threads
 
 from planmode._core import PlanBook, PlanReport, PlanWorkspace
 from planmode.exceptions import PlanModeError, PlanStateError
-from _threads_support import in_threads
 
 PLAN_PATH = ".planmode/PLAN.md"
 
@@ -77,7 +77,7 @@ def test_concurrent_writes_and_reads_of_one_book(tmp_path: Path) -> None:
             copy.deepcopy(book)
             book.copy()
             assert repr(book).startswith('PlanBook(phase="planning"')
-            book.revisions
+            _ = book.revisions
             book.steps()
 
     def writers_then_stop() -> None:
@@ -164,7 +164,7 @@ def test_reentry_from_the_same_thread_is_a_planmode_error() -> None:
 
     def callback(phase: str, info: dict[str, int]) -> None:
         try:
-            book.phase
+            _ = book.phase
         except BaseException as e:  # noqa: BLE001 - asserted below
             seen.append(e)
 

@@ -7,14 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from _plan_support import hints, make_agent, results, run, text_of
+from hypothesis import given, settings, strategies as st
 
 from planmode._core import PlanBook
 from planmode.agentscope import call_tool, plan_status, say
 from planmode.exceptions import InvalidInputError
-
-from _plan_support import hints, make_agent, results, run, text_of
 
 GOOD = [{"content": "Read the code", "status": "completed"},
         {"content": "Change the check", "status": "in_progress", "priority": "high"},

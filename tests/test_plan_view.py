@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _plan_support import PLAN, hints, make_agent, run
 from agentscope.agent import Agent
 from agentscope.permission import PermissionMode
 from agentscope.state import AgentState
@@ -18,8 +19,6 @@ from planmode._core import PlanBook
 from planmode.agentscope import PlanMode, call_tool, plan_status, say
 from planmode.agentscope._plan import _state
 from planmode.exceptions import PlanModeError
-
-from _plan_support import PLAN, hints, make_agent, run
 
 TODOS = [{"content": "Read the code", "status": "in_progress"}, {"content": "Change the check", "status": "pending"}]
 

@@ -7,15 +7,16 @@ import json
 import statistics
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _report_support import Expected, generated_states
-from admin_fixtures import TOKEN, USER, one_node  # noqa: F401  (fixture)
+from admin_fixtures import TOKEN, USER
 
-from planmode.agentscope._admin._nodes import AppNode, create_scripted_session, free_port, send_user_text, settled_in, wait_for
-from planmode.agentscope.scripted_app import planning_script, say_step, script_message
+from devtools.nodes import AppNode, create_scripted_session, free_port, send_user_text, settled_in, wait_for
+from devtools.scripted_app import planning_script, say_step, script_message
 from planmode.cli import main
 from planmode.report import format_report, report_from_dir, report_from_redis, report_from_states
 
@@ -173,20 +174,20 @@ def test_many_errors_are_counted_but_only_the_first_listed() -> None:
 # --- a real AgentScope app on a real redis-server -------------------------------------------------
 
 @pytest.fixture()
-def app_sessions(one_node: AppNode) -> Iterator[tuple[AppNode, dict[str, str]]]:  # noqa: F811
+def app_sessions(one_node: AppNode) -> Iterator[tuple[AppNode, dict[str, str]]]:
     """Three sessions of the real app: one approved by the admin API, one parked, one never planning."""
     with one_node.client(USER) as client:
         sessions = {}
         for name in ("approved", "parked"):
             agent_id, session_id = create_scripted_session(client, agent_name=f"report-{name}")
             send_user_text(client, agent_id, session_id, script_message(planning_script("# P\n\n1. a\n2. b\n")))
-            wait_for(lambda: settled_in(client, agent_id, session_id, "awaiting_approval"), "the plan to park")
+            wait_for(partial(settled_in, client, agent_id, session_id, "awaiting_approval"), "the plan to park")
             sessions[name] = session_id
             if name == "approved":
                 client.post(f"/v1/admin/sessions/{session_id}/plan:decide", params={"agent_id": agent_id},
                             json={"decision": "approve", "revision": 1},
                             headers={"X-Admin-Token": TOKEN, "X-Actor": "admin:carol"}).raise_for_status()  # fmt: skip
-                wait_for(lambda: settled_in(client, agent_id, session_id, "building"), "the build phase")
+                wait_for(partial(settled_in, client, agent_id, session_id, "building"), "the build phase")
         agent_id, session_id = create_scripted_session(client, agent_name="report-chat")
         send_user_text(client, agent_id, session_id, script_message([say_step("hello")]))
         wait_for(lambda: settled_in(client, agent_id, session_id, "never_entered"), "the chat run")

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from _plan_support import PLAN, confirm_request, make_agent, results, run, text_of
+from test_plan_decisions import ask_script
+
 from planmode._core import plan_sha256
 from planmode.agentscope import plan_status, say
 from planmode.agentscope._plan import _decision, _state
-
-from _plan_support import PLAN, confirm_request, make_agent, results, run, text_of
-from test_plan_decisions import ask_script
 
 EDIT = PLAN + "4. Added on the resuming node's disk, never reviewed\n"
 

@@ -11,10 +11,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from planmode._core import SandboxRun, run_sandboxed
-
 from _sandbox_support import require_sandbox, snapshot
 from _shell_corpus import load_corpus
+
+from planmode._core import SandboxRun, run_sandboxed
 
 WRITES = [row.command for row in load_corpus() if not row.read_only]
 

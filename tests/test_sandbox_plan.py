@@ -10,14 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from _plan_support import hints, make_agent, results, run, text_of
+from _sandbox_support import require_sandbox, snapshot
 from agentscope.permission import PermissionMode
-from agentscope.tool import Bash, BackendBase, ExecResult
+from agentscope.tool import BackendBase, Bash, ExecResult
 
 from planmode.agentscope import PlanMode, call_tool, exit_plan_mode, plan_status, say
 from planmode.exceptions import InvalidInputError
-
-from _plan_support import hints, make_agent, results, run, text_of
-from _sandbox_support import require_sandbox, snapshot
 
 PROJECT = {
     "pytest.ini": "[pytest]\n",

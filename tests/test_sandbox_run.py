@@ -11,11 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from _sandbox_support import processes_with, require_sandbox, snapshot, survivors
 
 from planmode._core import SandboxRun, run_sandboxed
 from planmode.exceptions import InvalidInputError
-
-from _sandbox_support import processes_with, require_sandbox, snapshot, survivors
 
 
 def sh(line: str) -> list[str]:

@@ -7,8 +7,7 @@ import pickle
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import planmode
 from planmode import ShellVerdict, classify_shell

@@ -6,8 +6,7 @@ from agentscope.agent import Agent
 from agentscope.message import Msg, UserMsg
 from agentscope.permission import PermissionMode
 from agentscope.state import AgentState
-from agentscope.tool import TaskCreate as BuiltinTaskCreate
-from agentscope.tool import Toolkit
+from agentscope.tool import TaskCreate as BuiltinTaskCreate, Toolkit
 
 from planmode import TaskGraph
 from planmode.agentscope import TASK_TOOLS, ScriptedChatModel, call_tool, call_tools, say

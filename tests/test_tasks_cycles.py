@@ -13,16 +13,14 @@ import copy
 from typing import Any
 
 import agentscope.tool as builtin
+from _task_support import run, text
 from agentscope.agent import Agent
 from agentscope.state import AgentState, Task
 from agentscope.tool import ToolChunk, Toolkit
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import planmode.agentscope as ours
 from planmode.agentscope import TASK_TOOLS, ScriptedChatModel
-
-from _task_support import run, text
 
 
 def has_cycle(tasks: list[Task]) -> bool:

@@ -12,8 +12,7 @@ import sys
 from typing import Any
 
 import pytest
-from hypothesis import settings
-from hypothesis import strategies as st
+from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from tasks_reference import RefGraph, Refused
 

@@ -9,14 +9,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from _task_support import run, text
 from agentscope.state import AgentState, Task, TaskContext
 
 import planmode.agentscope as ours
 from planmode import TaskGraph
 from planmode._core import PlanBook
 from planmode.exceptions import CycleError, InvalidInputError, StateLoadError
-
-from _task_support import run, text
 
 LIMIT = 100  # lists/dicts, the outermost counting as 1 (docs/tasks.md)
 HUGE = 13_000

@@ -10,19 +10,17 @@ from typing import Any
 import agentscope
 import agentscope.tool as builtin
 import pytest
+from _task_support import run
 from agentscope._utils import _common
 from agentscope.exception import DeveloperOrientedException
 from agentscope.permission import PermissionContext
 from agentscope.state import AgentState, Task
 from agentscope.tool import ToolChunk
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from tasks_reference import next_id, refusal
 
 import planmode.agentscope as ours
 from planmode import TaskGraph
-
-from _task_support import run
 
 TOOLS = ("TaskCreate", "TaskGet", "TaskList", "TaskUpdate")
 
@@ -89,7 +87,7 @@ def test_tool_attributes_match_agentscope() -> None:
         ctx = PermissionContext()
         assert run(mine.check_permissions({}, ctx)) == run(theirs.check_permissions({}, ctx))  # type: ignore[arg-type]
         assert run(mine.check_read_only({})) is True  # type: ignore[arg-type]
-    assert ours.TASK_TOOLS == (ours.TaskCreate, ours.TaskGet, ours.TaskList, ours.TaskUpdate)
+    assert (ours.TaskCreate, ours.TaskGet, ours.TaskList, ours.TaskUpdate) == ours.TASK_TOOLS
 
 
 def test_a_session_matches_agentscope_byte_for_byte() -> None:
@@ -352,7 +350,7 @@ def test_random_streams_match_agentscope(data: st.DataObject) -> None:
                      ("state", "pending"), ("metadata", {"m": 1})]
                 )
             )
-            p.edit(lambda ts: setattr(ts[at], field, value if not isinstance(value, dict) else dict(value)))
+            p.edit(lambda ts, at=at, field=field, value=value: setattr(ts[at], field, dict(value) if isinstance(value, dict) else value))
         elif op == "unlink":
             linked = [(t.id, b) for t in tasks for b in t.blocked_by]
             if linked:

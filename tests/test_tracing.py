@@ -22,7 +22,6 @@ from planmode.agentscope import (
     answer_plan,
     call_tool,
     say,
-    set_permission_mode,
 )
 from planmode.agentscope.demo_tools import ReadFile, WriteFile
 from tests._plan_support import PLAN, confirm_request, run

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 from typing import Any
 
 from ._core import sandbox_shutdown
@@ -23,10 +24,8 @@ def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
 def deliver(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
     """Called from a tokio thread: schedules the result (or exception) on the future's loop;
     a loop that is already closed has nobody waiting."""
-    try:
+    with contextlib.suppress(RuntimeError):  # RuntimeError: the event loop is closed
         future.get_loop().call_soon_threadsafe(_settle, future, ok, value)
-    except RuntimeError:  # the event loop is closed
-        pass
 
 
 atexit.register(sandbox_shutdown)

@@ -12,7 +12,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "planmode.agentscope needs AgentScope: pip install 'planmode[agentscope]'"
     ) from exc
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _plan
 from ._permission_engine import PermissionEngine
@@ -20,12 +20,14 @@ from ._permission_middleware import PermissionMiddleware
 from ._permission_mode import get_permission_mode, set_permission_mode
 from ._plan import *  # noqa: F403 - the plan-mode names, listed once in _plan.__all__
 from ._plan_repair import PlanStateReport, inspect_plan_state, reset_plan_state
-from ._tracing import PlanTracingMiddleware
 from ._tasks import TASK_TOOLS, TaskCreate, TaskGet, TaskList, TaskUpdate, resync_tasks
+from ._tracing import PlanTracingMiddleware
 from .scripted import ScriptedChatModel, call_tool, call_tools, say
 
 # ---- admin (HTTP): needs planmode[service], so imported on first use ----
 _SERVICE_NAMES = ("admin_router", "PlanModeWiring")
+if TYPE_CHECKING:
+    from ._admin import PlanModeWiring, admin_router
 
 
 def __getattr__(name: str) -> Any:

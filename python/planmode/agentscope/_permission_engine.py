@@ -24,10 +24,10 @@ from agentscope.permission import (
     PermissionBehavior,
     PermissionContext,
     PermissionDecision,
+    PermissionEngine as _AgentScopeEngine,
     PermissionMode,
     PermissionRule,
 )
-from agentscope.permission import PermissionEngine as _AgentScopeEngine
 from agentscope.tool import Bash, Edit, Glob, Grep, Read, ToolBase, Write
 
 from .._core import RuleCache

@@ -51,9 +51,9 @@ def rebind_agentscope_engine(agent: object) -> None:
     binds the context object once, in ``Agent.__init__``). Does nothing for anything else."""
     engine = getattr(agent, "_engine", None)
     state = getattr(agent, "state", None)
-    if isinstance(engine, _AgentScopeEngine) and isinstance(state, AgentState):
-        if engine.context is not state.permission_context:
-            engine.context = state.permission_context
+    if (isinstance(engine, _AgentScopeEngine) and isinstance(state, AgentState)
+            and engine.context is not state.permission_context):
+        engine.context = state.permission_context
 
 
 def get_permission_mode(agent_or_state: Any) -> PermissionMode:

@@ -25,11 +25,13 @@ from typing import Any
 from agentscope.exception import DeveloperOrientedException
 from agentscope.message import TextBlock, ToolResultState
 from agentscope.state import AgentState, Task, TaskContext
-from agentscope.tool import TaskCreate as _TaskCreate
-from agentscope.tool import TaskGet as _TaskGet
-from agentscope.tool import TaskList as _TaskList
-from agentscope.tool import TaskUpdate as _TaskUpdate
-from agentscope.tool import ToolChunk
+from agentscope.tool import (
+    TaskCreate as _TaskCreate,
+    TaskGet as _TaskGet,
+    TaskList as _TaskList,
+    TaskUpdate as _TaskUpdate,
+    ToolChunk,
+)
 
 from .._core import TaskStateIndex, render_task_list
 

@@ -119,7 +119,7 @@ class PlanReviewScreen(ModalScreen[UserConfirmResultEvent | None]):
         self.dismiss(merged(self.event, [plan_answer(self.event, self.call, decision, **fields)]))
 
 
-class _PlanReviewTUI(_AgentScopeTUI):  # type: ignore[misc]
+class _PlanReviewTUI(_AgentScopeTUI):
     """AgentScope's TUI application, opening :class:`PlanReviewScreen` for a plan approval."""
 
     async def _publish(self, item: Any) -> None:

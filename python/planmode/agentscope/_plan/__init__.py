@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from . import (
+    _guard,  # noqa: F401 - registers the PermissionMiddleware guard for unguarded plan mode
+    _mode_audit,  # noqa: F401 - records permission-mode switches in the plan audit log
+)
 from ._api import (
     PlanStatus,
     answer_plan,
@@ -10,8 +14,6 @@ from ._api import (
     is_plan_mode_active,
     plan_status,
 )
-from . import _guard  # noqa: F401 - registers the PermissionMiddleware guard for unguarded plan mode
-from . import _mode_audit  # noqa: F401 - records permission-mode switches in the plan audit log
 from ._gate import PlanModeMiddleware
 from ._mode import PlanMode
 from ._tools import PlanEnter, PlanExit, PlanWrite, TodoWrite

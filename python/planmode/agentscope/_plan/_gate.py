@@ -20,11 +20,9 @@ from agentscope.tool import ToolBase
 from ..._core import PlanBook
 from ...exceptions import PlanModeError
 from .._toolkit_check import check_toolkit
-from . import _decision, _parked, _state, _texts
-from . import _identity as kinds
+from . import _decision, _identity as kinds, _parked, _state, _texts
 from ._sandbox_shell import forget_shell_decision, planning_shell_verdict
 from ._scope import scope_decision
-from ._tools import plan_tools, summary_of
 from ._texts import (
     PLAN_ENTER,
     PLAN_EXIT,
@@ -32,6 +30,7 @@ from ._texts import (
     PLAN_WRITE,
     TODO_WRITE,
 )
+from ._tools import plan_tools, summary_of
 
 if TYPE_CHECKING:
     from agentscope.agent import Agent

@@ -138,7 +138,7 @@ class ToolIdentity:
                 if type(tool) in self._plan_classes:
                     raise PlanModeError(
                         f"tool {name!r} of agent {agent.name!r} belongs to another PlanMode "
-                        f"({tool.plan!r}); register the tools of the PlanMode whose middleware "
+                        f"({getattr(tool, 'plan', None)!r}); register the tools of the PlanMode whose middleware "
                         "the agent uses: Toolkit(tools=[..., *plan.tools()])"
                     )
             if strangers and not self._accepted_overlap(entries):

@@ -22,6 +22,8 @@ from ._sandbox_config import ShellSandbox
 from ._shell import shell_is_read_only
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from ._host import PlanHost
 
 #: The attribute marking a backend whose ``exec_shell`` this module wrapped.
@@ -86,7 +88,7 @@ def _install(tool: ToolBase) -> None:
     backend = tool._backend  # type: ignore[attr-defined]  # can_sandbox checked it
     if getattr(backend, _WRAPPED, None) is not None:
         return
-    original = backend.exec_shell
+    original: Callable[..., Awaitable[ExecResult]] = backend.exec_shell
 
     async def exec_shell(command: list[str], *, cwd: str | None = None,
                          timeout: float | None = None) -> ExecResult:

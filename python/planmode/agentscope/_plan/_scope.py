@@ -12,8 +12,7 @@ from agentscope.message import ToolCallState
 from agentscope.permission import PermissionBehavior, PermissionDecision, PermissionMode
 from agentscope.tool import ToolBase
 
-from . import _identity as kinds
-from . import _state
+from . import _identity as kinds, _state
 from ._shell import shell_is_read_only
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ import copy
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agentscope.permission import PermissionDecision
 
@@ -90,7 +90,7 @@ class TeamPlanModeMiddleware(PlanModeMiddleware):
                 if (base is not None and isinstance(tool, base)
                         and getattr(tool, "_session_id", None) == self.session.session_id
                         and getattr(tool, "_user_id", None) == self.session.user_id):
-                    return tool._storage
+                    return cast(Any, tool)._storage
         return None
 
     async def _resolve_leader(self) -> str | None:

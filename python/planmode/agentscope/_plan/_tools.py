@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agentscope.message import TextBlock, ToolResultState
-from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision
-from agentscope.permission import PermissionRule
+from agentscope.permission import PermissionBehavior, PermissionContext, PermissionDecision, PermissionRule
 from agentscope.state import AgentState
 from agentscope.tool import ToolBase, ToolChunk
 

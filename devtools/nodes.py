@@ -20,6 +20,9 @@ import httpx
 
 T = TypeVar("T")
 
+CHECKOUT = Path(__file__).resolve().parent.parent
+"""The source checkout holding ``devtools``: each app node imports ``devtools.scripted_app`` from it."""
+
 START_TIMEOUT_SECS = 90.0
 """Longest wait for a process to start answering."""
 
@@ -132,8 +135,9 @@ class AppNode(_Process):
             "PLANMODE_ADMIN_TOKEN": admin_token,
             **(env or {}),
         }
-        argv = [sys.executable, "-m", "uvicorn", "--factory", "planmode.agentscope.scripted_app:app_from_env",
-                "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"]  # fmt: skip
+        argv = [sys.executable, "-m", "uvicorn", "--factory", "devtools.scripted_app:app_from_env",
+                "--app-dir", str(CHECKOUT), "--host", "127.0.0.1", "--port", str(self.port),
+                "--log-level", "warning"]  # fmt: skip
         super().__init__(name, argv, workdir, env)
 
     def wait_ready(self) -> AppNode:

@@ -3,7 +3,7 @@
 AgentScope's app builds each turn's model from a stored credential
 (``CredentialFactory``), so a test or demo cannot hand it a model object.
 :class:`ScriptedCredential` names :class:`DirectedScriptedModel`, a
-:class:`~planmode.agentscope.scripted.ScriptedChatModel` whose script travels in
+:class:`~planmode.testing.ScriptedChatModel` whose script travels in
 the conversation itself: the user message carries ``PLANMODE-SCRIPT:`` followed
 by a JSON list of steps, and the model plays the step whose index is the number
 of model turns (tool calls and answers) since that message. The script is therefore the same on
@@ -14,15 +14,16 @@ every process, which is what lets a run start on one node and finish on another.
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
-from typing import Any, Literal, Type
+from typing import Any, Literal
 
 from agentscope.credential import CredentialBase
 from agentscope.message import Msg
 from agentscope.model import ChatModelBase, ChatResponse
 
-from .scripted import ScriptedChatModel, ScriptStep, call_tool, say
+from planmode.testing import ScriptedChatModel, ScriptStep, call_tool, say
 
 __all__ = [
     "SCRIPT_MARKER",
@@ -133,7 +134,7 @@ class ScriptedCredential(CredentialBase):
     type: Literal["planmode_scripted_credential"] = "planmode_scripted_credential"
 
     @classmethod
-    def get_chat_model_class(cls) -> Type[ChatModelBase]:  # `type` is a field name in this class
+    def get_chat_model_class(cls) -> builtins.type[ChatModelBase]:  # `type` is a field name in this class
         """The model class this credential builds: :class:`DirectedScriptedModel`."""
         return DirectedScriptedModel
 
@@ -155,7 +156,7 @@ def create_scripted_app(
     from agentscope.app.storage import RedisStorage
     from agentscope.app.workspace_manager import LocalWorkspaceManager
 
-    from ._admin import PlanModeWiring, admin_router
+    from planmode.agentscope import PlanModeWiring, admin_router
 
     wiring = PlanModeWiring(plan_dir=plan_dir, **(wiring_options or {}))
     app = create_app(
@@ -171,7 +172,7 @@ def create_scripted_app(
 
 
 def app_from_env() -> Any:
-    """``uvicorn --factory planmode.agentscope.scripted_app:app_from_env`` (PLANMODE_REDIS_PORT,
+    """``uvicorn --factory devtools.scripted_app:app_from_env`` (PLANMODE_REDIS_PORT,
     PLANMODE_WORKSPACE_DIR, PLANMODE_ADMIN_TOKEN, optional PLANMODE_REDIS_HOST and
     PLANMODE_WIRING_OPTIONS, a JSON object of ``PlanModeWiring`` options; for fault tests
     PLANMODE_RUN_LOCK_TTL_SECS shortens AgentScope's session-run lease and PLANMODE_DECISION_LEASE_SECS
