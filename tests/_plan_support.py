@@ -12,7 +12,13 @@ from agentscope.tool import ToolBase, Toolkit
 
 from planmode.agentscope import PlanMode, ScriptedChatModel
 from planmode.agentscope.demo_tools import ReadFile, WriteFile
-from planmode.testing import result_text, run_reply, shown_to_model, tool_results
+from planmode.testing import (
+    confirm_request as confirm_request,  # re-exported for the tests
+    result_text,
+    run_reply,
+    shown_to_model,
+    tool_results,
+)
 
 PLAN = "# Plan\n\n## Goal\nFix the bug.\n\n## Steps\n1. Read the code\n2. Change the check\n3. Run the tests\n"
 
