@@ -23,7 +23,7 @@ from .._toolkit_check import check_toolkit
 from . import _decision, _store, _texts
 from . import _identity as kinds
 from ._sandbox_shell import forget_shell_decision, planning_shell_verdict
-from ._scope import scope_decision
+from ._scope import scope_decision, settle_scope_answers
 from ._tools import summary_of
 from ._texts import (
     PLAN_ENTER,
@@ -136,6 +136,7 @@ class PlanModeMiddleware(MiddlewareBase):
         names = agent.injection_config.task_tool_names
         names.extend(n for n in (PLAN_ENTER, PLAN_WRITE, PLAN_EXIT, TODO_WRITE) if n not in names)
         self._settle_pending(agent, book, input_kwargs.get("inputs"))
+        settle_scope_answers(agent, input_kwargs.get("inputs"))
         async for event in next_handler(**input_kwargs):
             yield event
 

@@ -1,13 +1,31 @@
 """The approved scope in the build phase: a write or a shell command outside the scope the
-approved plan declared asks the human through AgentScope's confirmation (or is denied: under
-``scope_enforcement="deny"``, and under DONT_ASK where nobody can answer), and is recorded in
-the audit log as drift. The Rust core parses the scope and judges paths and commands."""
+approved plan declared is recorded in the audit log as drift and then, by ``scope_enforcement``
+and the permission mode:
+
+============  ==========================  ===========================================
+enforcement   mode                        outcome
+============  ==========================  ===========================================
+``"deny"``    every mode                  denied, with the reason
+``"ask"``     DEFAULT, ACCEPT_EDITS       asks the human (AgentScope's confirmation)
+``"ask"``     BYPASS                      the normal rules decide (BYPASS: allowed), drift says so
+``"ask"``     DONT_ASK                    denied: no human can be asked
+``"ask"``     EXPLORE                     denied: a read-only mode never turns a write into a question
+``"off"``     every mode                  the normal rules, no drift
+============  ==========================  ===========================================
+
+An "allow anyway" answer is bound to the exact call the human saw: the question is stored in
+plan state (tool call id, reply, tool and a digest of its input) and the resumed call passes
+only when the core finds the accepted answer for exactly that call; a call marked allowed by
+anything else is judged again. The Rust core parses the scope and judges every path (resolved
+on the disk) and every simple command."""
 
 from __future__ import annotations
 
+import json
 import os
 from typing import TYPE_CHECKING, Any, Literal
 
+from agentscope.event import UserConfirmResultEvent
 from agentscope.message import ToolCallState
 from agentscope.permission import PermissionBehavior, PermissionDecision, PermissionMode
 from agentscope.tool import ToolBase
@@ -25,9 +43,6 @@ if TYPE_CHECKING:
 ScopeEnforcement = Literal["off", "ask", "deny"]
 SCOPE_ENFORCEMENTS: tuple[ScopeEnforcement, ...] = ("off", "ask", "deny")
 
-#: Where writing tools name the file they change (AgentScope's Write/Edit use ``file_path``).
-PATH_KEYS = ("file_path", "path", "notebook_path")
-
 _IGNORED_KINDS = (kinds.TASK, kinds.AGENT_CONTEXT, kinds.TEAM_SPAWN, kinds.TEAM_MESSAGE)
 
 
@@ -38,53 +53,98 @@ def check_enforcement(value: Any) -> ScopeEnforcement:
     return value  # type: ignore[no-any-return]
 
 
-async def _target(plan: PlanMode, tool: ToolBase, kind: str, tool_input: dict[str, Any]) -> tuple[str, str | None] | None:
-    """What the call would touch: ``("command", cmd)`` or ``("path", relpath)``; None when it
-    changes nothing (read-only); a value of None when it cannot be told (never in scope)."""
+async def _outside(plan: PlanMode, book: Any, tool: ToolBase, kind: str, tool_input: dict[str, Any]) -> list[str] | None:
+    """What the call would touch outside the approved scope ([]: nothing); None when there is no
+    approved scope or the call changes nothing (proved read-only)."""
+    root = str(plan.workspace.root)
     if kind == kinds.SHELL:
         if await shell_is_read_only(tool, tool_input):
             return None
         command = tool_input.get("command")
-        return "command", command if isinstance(command, str) else None
-    try:
-        if await tool.check_read_only(tool_input) is True:
-            return None
-    except Exception:  # a checker that fails proves nothing: treat it as a write
-        pass
-    raw = next((tool_input[k] for k in PATH_KEYS if isinstance(tool_input.get(k), str)), None)
-    if raw is None:
-        return "path", None
-    root = plan.workspace.root
-    full = os.path.normpath(os.path.join(root, raw))
-    rel = os.path.relpath(full, root)
-    return "path", None if rel.startswith("..") else rel.replace(os.sep, "/")
+        # AgentScope's Bash runs in its own cwd (the process's when none was given).
+        cwd = getattr(tool, "_cwd", root)
+        base = os.path.join(root, cwd if isinstance(cwd, str) else os.getcwd())
+        return book.scope_outside(tool_input, root, command=command if isinstance(command, str) else "", base=base)
+    if kind != kinds.MCP or plan.trusts_mcp_hint(tool):  # a server's readOnlyHint is not trusted
+        try:
+            if await tool.check_read_only(tool_input) is True:
+                return None
+        except Exception:  # a checker that fails proves nothing: treat it as a write
+            pass
+    return book.scope_outside(tool_input, root)
+
+
+def _outcome(enforcement: str, mode: PermissionMode) -> tuple[str, PermissionBehavior | None]:
+    """What happens to a call outside the scope: the drift note and the decision (None: the
+    normal rules decide)."""
+    if enforcement == "deny":
+        return "denied: scope_enforcement is 'deny'", PermissionBehavior.DENY
+    if mode == PermissionMode.DONT_ASK:
+        return "denied: no human can be asked (DONT_ASK)", PermissionBehavior.DENY
+    if mode == PermissionMode.EXPLORE:
+        return "denied: EXPLORE is read-only", PermissionBehavior.DENY
+    if mode == PermissionMode.BYPASS:
+        return "not asked: BYPASS skips confirmations, the normal rules decide", None
+    return "the human is asked", PermissionBehavior.ASK
 
 
 async def scope_decision(plan: PlanMode, agent: Agent, tool: ToolBase, kind: str, tool_call: Any,
                          tool_input: dict[str, Any]) -> PermissionDecision | None:
     """The decision for a call outside the approved scope, or None to let the normal rules decide."""
-    if plan.scope_enforcement == "off" or kind in _IGNORED_KINDS or tool_call.state == ToolCallState.ALLOWED:
+    if plan.scope_enforcement == "off" or kind in _IGNORED_KINDS or tool.name in plan.extra_allowed_tools:
         return None
     if _store.peek_phase(agent.state) not in ("building", None):
         return None
     book = _store.load(agent.state)
-    if book.approved_scope() is None:
+    if tool_call.state == ToolCallState.ALLOWED and _asked(agent):
+        if book.take_scope_pass(tool_call.id, tool.name, tool_input):
+            _store.save(agent.state, book)
+            return None  # the human allowed exactly this call
+        _store.save(agent.state, book)  # a question about this call, if any, is closed
+    outside = await _outside(plan, book, tool, kind, tool_input)
+    if not outside:
         return None
-    target = await _target(plan, tool, kind, tool_input)
-    if target is None:
-        return None
-    what, value = target
-    if value is not None and book.scope_allows(what, value):
-        return None
-    shown = "an unknown path" if value is None else f"{what} {value!r}"
-    book.record_drift(f"{tool.name}: {shown} is outside the approved scope")
+    shown = ", ".join(outside)
+    note, behavior = _outcome(plan.scope_enforcement, agent.state.permission_context.mode)
+    book.record_drift(f"{tool.name}: {shown} is outside the approved scope; {note}")
+    if behavior == PermissionBehavior.ASK:
+        book.ask_scope(tool_call.id, agent.state.reply_id, tool.name, tool_input)
     _store.save(agent.state, book)
     text = (f"{tool.name} would touch {shown}, outside the scope of the approved plan "
             f"(revision {book.approved_revision}). ")
-    mode = agent.state.permission_context.mode
-    if plan.scope_enforcement == "deny" or mode == PermissionMode.DONT_ASK:
-        why = "scope_enforcement is 'deny'" if plan.scope_enforcement == "deny" else "no human can be asked (DONT_ASK)"
-        return PermissionDecision(behavior=PermissionBehavior.DENY, message=text + f"Denied: {why}. "
+    if behavior is None:
+        return None
+    if behavior == PermissionBehavior.DENY:
+        return PermissionDecision(behavior=behavior, message=text + f"Denied ({note.split(': ', 1)[1]}). "
                                   "Stay inside the plan's Scope, or enter plan mode and get a wider scope approved.")
-    return PermissionDecision(behavior=PermissionBehavior.ASK, message=text + "Allow it anyway?",
+    return PermissionDecision(behavior=behavior, message=text + "Allow it anyway (this call only)?",
                               bypass_immune=True, suggested_rules=[])
+
+
+def _asked(agent: Agent) -> bool:
+    """Whether any scope question is open (cheap: reads the stored value)."""
+    raw = agent.state.middle_context.get(_store.STATE_KEY)
+    return isinstance(raw, dict) and bool(raw.get("scope_asks"))
+
+
+def settle_scope_answers(agent: Agent, inputs: Any) -> None:
+    """Takes the human's answers to scope questions from a ``UserConfirmResultEvent``: the core
+    accepts one only for the asked call, in the parked reply, with the tool and input the human
+    saw. An allow-anyway answer is for that call only: the rules it carries are dropped."""
+    if not isinstance(inputs, UserConfirmResultEvent) or not _asked(agent):
+        return
+    asked = {a.get("tool_call_id") for a in agent.state.middle_context[_store.STATE_KEY]["scope_asks"]}
+    book = _store.load(agent.state)
+    changed = False
+    for result in inputs.confirm_results:
+        if result.tool_call.id not in asked:
+            continue
+        try:
+            given = json.loads(result.tool_call.input) if result.tool_call.input else {}
+        except (json.JSONDecodeError, TypeError):
+            given = None
+        changed |= book.answer_scope(result.tool_call.id, agent.state.reply_id, result.tool_call.name,
+                                     given if isinstance(given, dict) else None, bool(result.confirmed))
+        result.rules = []
+    if changed:
+        _store.save(agent.state, book)
