@@ -186,6 +186,24 @@ async def test_a_call_marked_allowed_by_anything_else_is_judged_again(tmp_path: 
     assert not book.take_scope_pass("forged", "write_file", {"path": "src/app.py", "content": "x"})
 
 
+async def test_concurrent_calls_each_keep_their_question(tmp_path: Path) -> None:
+    from planmode.agentscope.scripted import call_tools
+
+    tool = _Recorder("edit_files")
+    tool.is_concurrency_safe = True
+    agent, model = await _approved(tmp_path, PermissionMode.DEFAULT, tools=[tool])
+    model.extend([call_tools(("edit_files", {"path": "src/a.py"}), ("edit_files", {"path": "src/b.py"})), say("ok")])
+    events = await run(agent, "both")
+    asks = [e for e in events if isinstance(e, RequireUserConfirmEvent)]
+    calls = [c for e in asks for c in e.tool_calls]
+    assert len(calls) == 2 and len(_drifts(agent)) == 2
+    assert len(agent.state.middle_context["planmode"]["scope_asks"]) == 2
+    answer = UserConfirmResultEvent(reply_id=asks[0].reply_id,
+                                    confirm_results=[ConfirmResult(confirmed=True, tool_call=c) for c in calls])
+    await run(agent, answer)
+    assert sorted(r["path"] for r in tool.ran) == ["src/a.py", "src/b.py"]
+
+
 # --- every path a call names ----------------------------------------------------------------------
 
 @pytest.mark.parametrize(("args", "inside"), [

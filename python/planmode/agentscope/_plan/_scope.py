@@ -53,25 +53,34 @@ def check_enforcement(value: Any) -> ScopeEnforcement:
     return value  # type: ignore[no-any-return]
 
 
-async def _outside(plan: PlanMode, book: Any, tool: ToolBase, kind: str, tool_input: dict[str, Any]) -> list[str] | None:
-    """What the call would touch outside the approved scope ([]: nothing); None when there is no
-    approved scope or the call changes nothing (proved read-only)."""
-    root = str(plan.workspace.root)
+async def _changes_nothing(plan: PlanMode, tool: ToolBase, kind: str, tool_input: dict[str, Any]) -> bool:
+    """True when the call is proved read-only (a shell command by both checks; an MCP tool's
+    server-declared hint only where the user trusts it)."""
     if kind == kinds.SHELL:
-        if await shell_is_read_only(tool, tool_input):
-            return None
-        command = tool_input.get("command")
-        # AgentScope's Bash runs in its own cwd (the process's when none was given).
-        cwd = getattr(tool, "_cwd", root)
-        base = os.path.join(root, cwd if isinstance(cwd, str) else os.getcwd())
-        return book.scope_outside(tool_input, root, command=command if isinstance(command, str) else "", base=base)
-    if kind != kinds.MCP or plan.trusts_mcp_hint(tool):  # a server's readOnlyHint is not trusted
-        try:
-            if await tool.check_read_only(tool_input) is True:
-                return None
-        except Exception:  # a checker that fails proves nothing: treat it as a write
-            pass
-    return book.scope_outside(tool_input, root)
+        return await shell_is_read_only(tool, tool_input)
+    if kind == kinds.MCP and not plan.trusts_mcp_hint(tool):
+        return False
+    try:
+        return await tool.check_read_only(tool_input) is True
+    except Exception:  # a checker that fails proves nothing: treat it as a write
+        return False
+
+
+def _outside(plan: PlanMode, book: Any, tool: ToolBase, kind: str, tool_input: dict[str, Any]) -> list[str]:
+    """What a writing call would touch outside the approved scope ([]: nothing), judged by the core."""
+    root = str(plan.workspace.root)
+    if kind != kinds.SHELL:
+        return list(book.scope_outside(tool_input, root) or [])
+    command = tool_input.get("command")
+    # AgentScope's Bash runs in its own cwd (the process's when none was given); a working
+    # directory in the input moves it further.
+    cwd = getattr(tool, "_cwd", root)
+    base = os.path.join(root, cwd if isinstance(cwd, str) else os.getcwd())
+    for key in ("cwd", "workdir", "working_dir", "directory"):
+        if isinstance(tool_input.get(key), str):
+            base = os.path.join(base, tool_input[key])
+    return list(book.scope_outside(tool_input, root, command=command if isinstance(command, str) else "",
+                                   base=base) or [])
 
 
 def _outcome(enforcement: str, mode: PermissionMode) -> tuple[str, PermissionBehavior | None]:
@@ -95,13 +104,16 @@ async def scope_decision(plan: PlanMode, agent: Agent, tool: ToolBase, kind: str
         return None
     if _store.peek_phase(agent.state) not in ("building", None):
         return None
+    if _store.load(agent.state).approved_scope() is None or await _changes_nothing(plan, tool, kind, tool_input):
+        return None
+    # No await from here on: the calls of one concurrent batch each see the others' records.
     book = _store.load(agent.state)
     if tool_call.state == ToolCallState.ALLOWED and _asked(agent):
         if book.take_scope_pass(tool_call.id, tool.name, tool_input):
             _store.save(agent.state, book)
             return None  # the human allowed exactly this call
         _store.save(agent.state, book)  # a question about this call, if any, is closed
-    outside = await _outside(plan, book, tool, kind, tool_input)
+    outside = _outside(plan, book, tool, kind, tool_input)
     if not outside:
         return None
     shown = ", ".join(outside)
