@@ -204,6 +204,21 @@ async def test_concurrent_calls_each_keep_their_question(tmp_path: Path) -> None
     assert sorted(r["path"] for r in tool.ran) == ["src/a.py", "src/b.py"]
 
 
+async def test_an_input_the_core_cannot_take_is_outside_and_never_a_crash(tmp_path: Path) -> None:
+    tool = _Recorder("edit_files")
+    agent, _ = await _approved(tmp_path, PermissionMode.DEFAULT, tools=[tool])
+    plan = agent._check_permission_middlewares[0]
+    call = ToolCallBlock(id="nan", name="edit_files", input='{"path": NaN}')
+
+    async def later(**_: Any) -> PermissionDecision:
+        raise AssertionError("the normal rules must not decide")
+
+    decision = await plan.on_check_permission(agent, {"tool_call": call, "tool": tool,
+                                                      "tool_input": {"path": float("nan")}}, later)
+    assert decision.behavior == PermissionBehavior.DENY and "cannot be bound to a question" in decision.message
+    assert "an input planmode cannot read" in _drifts(agent)[-1]
+
+
 # --- every path a call names ----------------------------------------------------------------------
 
 @pytest.mark.parametrize(("args", "inside"), [

@@ -108,19 +108,25 @@ async def scope_decision(plan: PlanMode, agent: Agent, tool: ToolBase, kind: str
         return None
     # No await from here on: the calls of one concurrent batch each see the others' records.
     book = _store.load(agent.state)
-    if tool_call.state == ToolCallState.ALLOWED and _asked(agent):
-        if book.take_scope_pass(tool_call.id, tool.name, tool_input):
-            _store.save(agent.state, book)
-            return None  # the human allowed exactly this call
-        _store.save(agent.state, book)  # a question about this call, if any, is closed
-    outside = _outside(plan, book, tool, kind, tool_input)
+    try:
+        if tool_call.state == ToolCallState.ALLOWED and _asked(agent):
+            passed = book.take_scope_pass(tool_call.id, tool.name, tool_input)
+            _store.save(agent.state, book)  # the answer is used up; any question about this call is closed
+            if passed:
+                return None  # the human allowed exactly this call
+        outside = _outside(plan, book, tool, kind, tool_input)
+    except InvalidInputError as exc:  # an input the core cannot take (NaN, too deep): never in scope
+        outside = [f"an input planmode cannot read ({exc})"]
     if not outside:
         return None
     shown = ", ".join(outside)
     note, behavior = _outcome(plan.scope_enforcement, agent.state.permission_context.mode)
-    book.record_drift(f"{tool.name}: {shown} is outside the approved scope; {note}")
     if behavior == PermissionBehavior.ASK:
-        book.ask_scope(tool_call.id, agent.state.reply_id, tool.name, tool_input)
+        try:
+            book.ask_scope(tool_call.id, agent.state.reply_id, tool.name, tool_input)
+        except InvalidInputError:
+            note, behavior = "denied: its input cannot be bound to a question", PermissionBehavior.DENY
+    book.record_drift(f"{tool.name}: {shown} is outside the approved scope; {note}")
     _store.save(agent.state, book)
     text = (f"{tool.name} would touch {shown}, outside the scope of the approved plan "
             f"(revision {book.approved_revision}). ")
