@@ -324,3 +324,7 @@ def test_bad_sql_sources_are_usage_errors(tmp_path: Path, capsys: pytest.Capture
     for bad in ["not a url", "nosuchdialect://x/y"]:
         assert main(["report", "--sql", bad]) == 2
         assert "planmode:" in capsys.readouterr().err
+    # A server that is not there: the error names it without the password.
+    assert main(["report", "--sql", f"mysql+aiomysql://bob:s3cret@127.0.0.1:{free_port()}/db"]) == 2
+    err = capsys.readouterr().err
+    assert "planmode:" in err and "s3cret" not in err

@@ -140,6 +140,7 @@ async def report_from_sql_async(url: str) -> dict[str, Any]:
         raise InvalidInputError(f"{url!r} is not a SQLAlchemy database URL: {exc}") from exc
     if parsed.drivername == "sqlite":
         parsed = parsed.set(drivername="sqlite+aiosqlite")
+    url = parsed.render_as_string(hide_password=True)  # errors never show a password
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") and not os.path.isfile(
             parsed.database):
         # Connecting would create an empty database file: say so instead, and leave the disk alone.
@@ -155,8 +156,8 @@ async def report_from_sql_async(url: str) -> dict[str, Any]:
             rows = await conn.stream(select(sessions.c.id, sessions.c.payload).execution_options(yield_per=SQL_BATCH))
             async for batch in rows.partitions(SQL_BATCH):
                 report.add_many([(f"session {row_id}", _row_bytes(payload)) for row_id, payload in batch])
-    except (SQLAlchemyError, OSError) as exc:
-        raise InvalidInputError(f"cannot read the sessions at {url}: {exc}") from exc
+    except (SQLAlchemyError, OSError) as exc:  # the first line names the cause; the rest is the query
+        raise InvalidInputError(f"cannot read the sessions at {url}: {str(exc).splitlines()[0]}") from exc
     finally:
         await engine.dispose()
     return dict(report.result())
