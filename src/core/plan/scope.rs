@@ -132,10 +132,18 @@ impl Scope {
     /// be analysed.
     pub fn outside_command(&self, command: &str) -> Result<(Vec<String>, Vec<String>), String> {
         let parts = crate::core::shell::simple_commands(command)?;
+        // A pattern written as a compound line (`cd docs && make`) allows each of its parts.
+        let patterns: Vec<&str> = self
+            .commands
+            .iter()
+            .flat_map(|p| p.split([';', '&', '|', '\n']))
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect();
         let outside = parts
             .commands
             .into_iter()
-            .filter(|c| !self.commands.iter().any(|p| glob_match(p, c, false)))
+            .filter(|c| !patterns.iter().any(|p| glob_match(p, c, false)))
             .collect();
         Ok((outside, parts.writes))
     }
@@ -199,5 +207,9 @@ mod tests {
             assert!(!s.allows_command(chained), "{chained}");
         }
         assert!(glob_match("a?c", "abc", true) && !glob_match("a?c", "a/c", true));
+        let compound = parse_scope("## Scope\n- `$ cd docs && make html`\n").unwrap();
+        assert!(compound.allows_command("cd docs && make html"));
+        assert!(compound.allows_command("cd docs; make html"));
+        assert!(!compound.allows_command("cd docs && make html && rm -rf /"));
     }
 }
