@@ -1,7 +1,8 @@
-"""`planmode report` over 10,000 stored runs, from dumped AgentState files and from a real redis-server
-holding them as AgentScope ``RedisStorage`` sessions, side by side with the AgentScope-only way
-(load every state with ``AgentState.model_validate_json`` / ``RedisStorage.list_sessions`` and read
-the plan-mode phase in Python), with the ratio.
+"""`planmode report` over 10,000 stored runs, from dumped AgentState files, from a real redis-server
+holding them as AgentScope ``RedisStorage`` sessions and from SQLite holding them as
+``AsyncSQLAlchemyStorage`` sessions, side by side with the AgentScope-only way (load every state
+with ``AgentState.model_validate_json`` / ``list_sessions`` and read the plan-mode phase in Python),
+with the ratio.
 
     python benchmarks/bench_report.py [--runs 10000]
 """
@@ -22,11 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's devtools helpers
 
 from _report_support import generated_states  # noqa: E402
-from agentscope.app.storage import RedisStorage, SessionConfig  # noqa: E402
+from agentscope.app.storage import AsyncSQLAlchemyStorage, RedisStorage, SessionConfig, StorageBase  # noqa: E402
 from agentscope.state import AgentState  # noqa: E402
 
 from devtools.nodes import RedisServer  # noqa: E402
-from planmode.report import report_from_dir, report_from_redis  # noqa: E402
+from planmode.report import report_from_dir, report_from_redis, report_from_sql  # noqa: E402
 
 USER = "bench"
 AGENTS = [f"agent-{i}" for i in range(10)]
@@ -48,17 +49,17 @@ def phases_with_agentscope(paths: list[Path]) -> Counter[str]:
     return counts
 
 
-async def fill_storage(port: int, states: list[AgentState]) -> None:
-    """Stores every state as a session of the real ``RedisStorage``, spread over ten agents."""
-    async with RedisStorage(port=port, host="127.0.0.1") as storage:
+async def fill_storage(storage: StorageBase, states: list[AgentState]) -> None:
+    """Stores every state as a session of the real storage, spread over ten agents."""
+    async with storage:
         for i, state in enumerate(states):
             await storage.upsert_session(USER, AGENTS[i % len(AGENTS)], SessionConfig(workspace_id="w"), state=state)
 
 
-async def phases_from_storage(port: int) -> Counter[str]:
-    """The AgentScope-only equivalent over Redis: ``list_sessions`` per agent, phase counted."""
+async def phases_from_storage(storage: StorageBase) -> Counter[str]:
+    """The AgentScope-only equivalent over the app's storage: ``list_sessions`` per agent, phase counted."""
     counts: Counter[str] = Counter()
-    async with RedisStorage(port=port, host="127.0.0.1") as storage:
+    async with storage:
         for agent in AGENTS:
             for record in await storage.list_sessions(USER, agent):
                 counts[(record.state.middle_context.get("planmode") or {}).get("phase", "never_entered")] += 1
@@ -84,15 +85,22 @@ def run(workdir: Path, count: int) -> None:
           f"   ratio {ours / theirs:5.2f}")  # fmt: skip
     redis = RedisServer(workdir)
     try:
-        asyncio.run(fill_storage(redis.port, states))
+        asyncio.run(fill_storage(RedisStorage(port=redis.port, host="127.0.0.1"), states))
         url = f"redis://127.0.0.1:{redis.port}/0"
         ours, report = timed(lambda: report_from_redis(url))
-        theirs, counts = timed(lambda: asyncio.run(phases_from_storage(redis.port)))
+        theirs, counts = timed(lambda: asyncio.run(phases_from_storage(RedisStorage(port=redis.port, host="127.0.0.1"))))
         assert report["runs"] == count and sum(counts.values()) == count, (report["runs"], counts)
         print(f"redis  ({count} sessions): planmode report {ours:6.2f} s   AgentScope list_sessions + phase "
               f"{theirs:6.2f} s   ratio {ours / theirs:5.2f}")  # fmt: skip
     finally:
         redis.stop()
+    sql = f"sqlite+aiosqlite:///{workdir / 'sessions.db'}"
+    fill_secs, _ = timed(lambda: asyncio.run(fill_storage(AsyncSQLAlchemyStorage(sql), states)))
+    ours, report = timed(lambda: report_from_sql(sql))
+    theirs, counts = timed(lambda: asyncio.run(phases_from_storage(AsyncSQLAlchemyStorage(sql))))
+    assert report["runs"] == count and report["unreadable"] == 0 and sum(counts.values()) == count
+    print(f"sqlite ({count} sessions, stored in {fill_secs:.0f} s): planmode report {ours:6.2f} s   AgentScope "
+          f"list_sessions + phase {theirs:6.2f} s   ratio {ours / theirs:5.2f}")  # fmt: skip
 
 
 def main() -> None:

@@ -148,9 +148,11 @@ def create_scripted_app(
     plan_dir: str = "plans",
     wiring_options: dict[str, Any] | None = None,
     decision_lease_secs: int = 60,
+    storage_url: str | None = None,
 ) -> Any:
     """AgentScope's app on Redis with plan mode wired into every session and the admin router mounted
-    (``wiring_options``: more ``PlanModeWiring`` options)."""
+    (``wiring_options``: more ``PlanModeWiring`` options; ``storage_url``: keep the sessions in SQL
+    through AgentScope's ``AsyncSQLAlchemyStorage`` at that URL instead of Redis)."""
     from agentscope.app import create_app
     from agentscope.app.message_bus import RedisMessageBus
     from agentscope.app.storage import RedisStorage
@@ -159,8 +161,13 @@ def create_scripted_app(
     from planmode.agentscope import PlanModeWiring, admin_router
 
     wiring = PlanModeWiring(plan_dir=plan_dir, **(wiring_options or {}))
+    storage: Any = RedisStorage(host=redis_host, port=redis_port)
+    if storage_url:
+        from agentscope.app.storage import AsyncSQLAlchemyStorage
+
+        storage = AsyncSQLAlchemyStorage(storage_url)
     app = create_app(
-        storage=RedisStorage(host=redis_host, port=redis_port),
+        storage=storage,
         message_bus=RedisMessageBus(host=redis_host, port=redis_port),
         workspace_manager=LocalWorkspaceManager(basedir=workspace_dir),
         enable_scheduler=False,
@@ -174,7 +181,8 @@ def create_scripted_app(
 def app_from_env() -> Any:
     """``uvicorn --factory devtools.scripted_app:app_from_env`` (PLANMODE_REDIS_PORT,
     PLANMODE_WORKSPACE_DIR, PLANMODE_ADMIN_TOKEN, optional PLANMODE_REDIS_HOST and
-    PLANMODE_WIRING_OPTIONS, a JSON object of ``PlanModeWiring`` options; for fault tests
+    PLANMODE_WIRING_OPTIONS, a JSON object of ``PlanModeWiring`` options, and PLANMODE_STORAGE_URL, a
+    SQLAlchemy URL to keep the sessions in SQL; for fault tests
     PLANMODE_RUN_LOCK_TTL_SECS shortens AgentScope's session-run lease and PLANMODE_DECISION_LEASE_SECS
     the admin decision lease)."""
     from agentscope.app.message_bus import MessageBusKeys
@@ -188,4 +196,5 @@ def app_from_env() -> Any:
         admin_token=os.environ["PLANMODE_ADMIN_TOKEN"],
         wiring_options=json.loads(os.environ.get("PLANMODE_WIRING_OPTIONS") or "{}"),
         decision_lease_secs=int(os.environ.get("PLANMODE_DECISION_LEASE_SECS", "60")),
+        storage_url=os.environ.get("PLANMODE_STORAGE_URL") or None,
     )

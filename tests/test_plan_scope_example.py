@@ -14,7 +14,8 @@ def test_scope_example(tmp_path: Path) -> None:
                          text=True, timeout=120, check=True).stdout
     assert "wrote notes/usage.md inside the scope: True" in out
     assert 'asked: write_file {"path": "CHANGELOG.md"' in out
-    assert "drift: write_file: path 'CHANGELOG.md' is outside the approved scope (step s2 in progress)" in out
+    assert ('drift: write_file: path "CHANGELOG.md" is outside the approved scope; the human is asked '
+            '(step s2 in progress)') in out
     assert "wrote CHANGELOG.md once allowed: True" in out
     assert "drift events              total=1" in out
     assert (tmp_path / "CHANGELOG.md").read_text() == "- documented the parser\n"

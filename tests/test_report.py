@@ -15,10 +15,25 @@ import pytest
 from _report_support import Expected, generated_states
 from admin_fixtures import TOKEN, USER
 
-from devtools.nodes import AppNode, create_scripted_session, free_port, send_user_text, settled_in, wait_for
+from devtools.nodes import (
+    AppNode,
+    RedisServer,
+    create_scripted_session,
+    free_port,
+    send_user_text,
+    settled_in,
+    wait_for,
+)
 from devtools.scripted_app import planning_script, say_step, script_message
 from planmode.cli import main
-from planmode.report import format_report, report_from_dir, report_from_redis, report_from_states
+from planmode.report import (
+    format_report,
+    report_from_dir,
+    report_from_redis,
+    report_from_sql,
+    report_from_sql_async,
+    report_from_states,
+)
 
 RUNS = 140
 
@@ -173,10 +188,9 @@ def test_many_errors_are_counted_but_only_the_first_listed() -> None:
 
 # --- a real AgentScope app on a real redis-server -------------------------------------------------
 
-@pytest.fixture()
-def app_sessions(one_node: AppNode) -> Iterator[tuple[AppNode, dict[str, str]]]:
+def _make_sessions(node: AppNode) -> dict[str, str]:
     """Three sessions of the real app: one approved by the admin API, one parked, one never planning."""
-    with one_node.client(USER) as client:
+    with node.client(USER) as client:
         sessions = {}
         for name in ("approved", "parked"):
             agent_id, session_id = create_scripted_session(client, agent_name=f"report-{name}")
@@ -192,7 +206,13 @@ def app_sessions(one_node: AppNode) -> Iterator[tuple[AppNode, dict[str, str]]]:
         send_user_text(client, agent_id, session_id, script_message([say_step("hello")]))
         wait_for(lambda: settled_in(client, agent_id, session_id, "never_entered"), "the chat run")
         sessions["chat"] = session_id
-        yield one_node, sessions
+    return sessions
+
+
+@pytest.fixture()
+def app_sessions(one_node: AppNode) -> Iterator[tuple[AppNode, dict[str, str]]]:
+    """Three sessions of the real Redis-backed app."""
+    yield one_node, _make_sessions(one_node)
 
 
 def test_report_reads_a_real_app_sessions_from_redis(
@@ -213,3 +233,99 @@ def test_report_reads_a_real_app_sessions_from_redis(
     # Only this app's session records are read: the message lists beside them are not runs.
     assert main(["report", "--redis", url, "--key-pattern", "agentscope:user:*:session:*:messages"]) == 0
     assert capsys.readouterr().out.startswith("runs                      0")
+
+
+# --- a real AgentScope app backed by SQL storage (AsyncSQLAlchemyStorage on SQLite) ----------------
+
+@pytest.fixture()
+def sql_app(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """An app node keeping its sessions in SQLite (Redis only carries its message bus), with three
+    sessions created through the app's own routes; yields the database URL and the sessions."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'app.db'}"
+    redis = RedisServer(tmp_path)
+    try:
+        node = AppNode("sql", redis.port, tmp_path, TOKEN, env={"PLANMODE_STORAGE_URL": url})
+        try:
+            node.wait_ready()
+            yield url, _make_sessions(node)
+        finally:
+            node.stop()
+    finally:
+        redis.stop()
+
+
+def test_report_reads_a_real_app_sessions_from_sql(sql_app: tuple[str, dict[str, str]], tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import sqlite3
+
+    url, sessions = sql_app
+    report = report_from_sql(url)
+    assert report["runs"] == 3 and report["unreadable"] == 0
+    assert report["outcomes"]["exited_with_plan"] == 1 and report["outcomes"]["planning_with_plan"] == 1
+    assert report["outcomes"]["never_entered"] == 1
+    assert report["decisions_by_actor_kind"] == {"admin": {"approve": 1}}
+    assert report["decision_latency_secs"]["count"] == 1 and report["exits"]["approved"] == 1
+    assert main(["report", "--sql", url, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == report
+    # Corrupt and foreign rows are counted as unreadable, and the rest still counted.
+    db = sqlite3.connect(tmp_path / "app.db")
+    with db:
+        row = db.execute("SELECT user_id, agent_id, source, created_at, updated_at FROM sessions LIMIT 1").fetchone()
+        for i, payload in enumerate(['{"state": {"middle_context": {"planmode": {"phase": "flying"}}}}',
+                                     "{not json", '"a string"', '{"config": {}}', "\udcff".encode("utf-8", "surrogatepass")]):
+            db.execute("INSERT INTO sessions (id, user_id, agent_id, source, created_at, updated_at, payload) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", (f"bad-{i}", *row, payload))  # fmt: skip
+    db.close()
+    assert main(["report", "--sql", url, "--json"]) == 1
+    captured = capsys.readouterr()
+    damaged = json.loads(captured.out)
+    assert damaged["runs"] == 3 and damaged["unreadable"] == 5 and damaged["outcomes"] == report["outcomes"]
+    assert {e["source"] for e in damaged["errors"]} == {f"session bad-{i}" for i in range(5)}
+    assert "5 input(s) could not be read" in captured.err
+
+
+def test_report_over_generated_runs_in_sql_storage(generated: tuple[list[Any], Expected], tmp_path: Path) -> None:
+    import asyncio
+
+    from agentscope.app.storage import AsyncSQLAlchemyStorage, SessionConfig
+
+    states, expected = generated
+    url = f"sqlite+aiosqlite:///{tmp_path / 'runs.db'}"
+
+    async def fill() -> dict[str, Any]:
+        async with AsyncSQLAlchemyStorage(url) as storage:
+            for i, state in enumerate(states):
+                await storage.upsert_session("u", f"agent-{i % 4}", SessionConfig(workspace_id="w"), state=state)
+        return await report_from_sql_async(url)  # from async code, as an app handler would
+
+    from_async = asyncio.run(fill())
+    _check_against(from_async, expected, RUNS)
+    assert from_async == report_from_states(states) == report_from_sql(f"sqlite:///{tmp_path / 'runs.db'}")
+
+
+async def test_report_from_sql_inside_a_running_loop(tmp_path: Path) -> None:
+    from agentscope.app.storage import AsyncSQLAlchemyStorage, SessionConfig
+    from agentscope.state import AgentState
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'one.db'}"
+    async with AsyncSQLAlchemyStorage(url) as storage:
+        await storage.upsert_session("u", "a", SessionConfig(workspace_id="w"), state=AgentState())
+    assert report_from_sql(url)["outcomes"]["never_entered"] == 1  # runs on a worker thread
+
+
+def test_bad_sql_sources_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import sqlite3
+
+    missing = tmp_path / "missing.db"
+    assert main(["report", "--sql", f"sqlite+aiosqlite:///{missing}"]) == 2
+    assert "no database file" in capsys.readouterr().err and not missing.exists()
+    sqlite3.connect(tmp_path / "other.db").close()  # a database without AgentScope's tables
+    assert main(["report", "--sql", f"sqlite:///{tmp_path / 'other.db'}"]) == 2
+    assert "cannot read the sessions at" in capsys.readouterr().err
+    for bad in ["not a url", "nosuchdialect://x/y"]:
+        assert main(["report", "--sql", bad]) == 2
+        assert "planmode:" in capsys.readouterr().err
+    # A server that is not there: the error names it without the password.
+    assert main(["report", "--sql", f"mysql+aiomysql://bob:s3cret@127.0.0.1:{free_port()}/db"]) == 2
+    err = capsys.readouterr().err
+    assert "planmode:" in err and "s3cret" not in err

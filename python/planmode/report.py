@@ -1,8 +1,10 @@
 """Outcomes over many runs: read the plan-mode state of stored runs and count what an evaluation needs.
 
 The sources are dumped ``AgentState`` JSON files (a directory, searched recursively for ``*.json``)
-or the sessions an AgentScope app keeps in Redis. The counting happens in the Rust core
-(``planmode._core.PlanReport``), which reads only the plan-mode fields of each document.
+or the sessions an AgentScope app keeps in Redis (``RedisStorage``) or in SQL
+(``AsyncSQLAlchemyStorage``). The counting happens in the Rust core (``planmode._core.PlanReport``),
+which reads only the plan-mode fields of each document; a corrupt or foreign record is counted as
+unreadable (and the first ones listed), never raised.
 
     >>> from planmode.report import report_from_states
     >>> report_from_states([{"middle_context": {}}])["outcomes"]["never_entered"]
@@ -11,8 +13,11 @@ or the sessions an AgentScope app keeps in Redis. The counting happens in the Ru
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Iterable, Iterator
+import os
+from collections.abc import Coroutine, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +99,75 @@ def _add_batch(client: Any, report: PlanReport, keys: list[bytes]) -> None:
     values = client.mget(keys)
     # A key that expired between SCAN and MGET is gone, not unreadable.
     report.add_many([(k.decode(errors="replace"), v) for k, v in zip(keys, values, strict=True) if v is not None])
+
+
+SQL_SESSION_TABLE = "sessions"
+"""The table of AgentScope's ``AsyncSQLAlchemyStorage`` session records (one JSON ``payload`` each)."""
+
+SQL_BATCH = 1000
+"""Session rows fetched per round trip from SQL storage."""
+
+
+def report_from_sql(url: str) -> dict[str, Any]:
+    """The report over the sessions an AgentScope app stores with ``AsyncSQLAlchemyStorage`` at
+    ``url`` (the app's SQLAlchemy URL, e.g. ``sqlite+aiosqlite:///./as.db``; a plain ``sqlite:///``
+    URL is read through aiosqlite). Usable with or without a running event loop (inside one, the
+    query runs on a worker thread); in async code ``await report_from_sql_async(url)``."""
+    return _run(report_from_sql_async(url))
+
+
+def _run(coro: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, Any]:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+async def report_from_sql_async(url: str) -> dict[str, Any]:
+    """:func:`report_from_sql` for async code."""
+    try:
+        from sqlalchemy import Text, column, select, table
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+        from sqlalchemy.ext.asyncio import create_async_engine
+    except ImportError as exc:  # pragma: no cover - the service extra installs it
+        raise InvalidInputError("reading SQL storage needs SQLAlchemy: pip install 'planmode[service]'") from exc
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise InvalidInputError(f"{url!r} is not a SQLAlchemy database URL: {exc}") from exc
+    if parsed.drivername == "sqlite":
+        parsed = parsed.set(drivername="sqlite+aiosqlite")
+    url = parsed.render_as_string(hide_password=True)  # errors never show a password
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") and not os.path.isfile(
+            parsed.database):
+        # Connecting would create an empty database file: say so instead, and leave the disk alone.
+        raise InvalidInputError(f"cannot read the sessions at {url}: no database file {parsed.database!r}")
+    sessions = table(SQL_SESSION_TABLE, column("id", Text), column("payload", Text))
+    report = PlanReport()
+    try:
+        engine = create_async_engine(parsed)
+    except (ArgumentError, ImportError, SQLAlchemyError) as exc:
+        raise InvalidInputError(f"cannot open the database at {url}: {exc}") from exc
+    try:
+        async with engine.connect() as conn:
+            rows = await conn.stream(select(sessions.c.id, sessions.c.payload).execution_options(yield_per=SQL_BATCH))
+            async for batch in rows.partitions(SQL_BATCH):
+                report.add_many([(f"session {row_id}", _row_bytes(payload)) for row_id, payload in batch])
+    except (SQLAlchemyError, OSError) as exc:  # the first line names the cause; the rest is the query
+        raise InvalidInputError(f"cannot read the sessions at {url}: {str(exc).splitlines()[0]}") from exc
+    finally:
+        await engine.dispose()
+    return dict(report.result())
+
+
+def _row_bytes(payload: Any) -> bytes:
+    """A row's payload as the bytes of its JSON text (a NULL or non-text payload is unreadable)."""
+    if isinstance(payload, bytes):
+        return payload
+    return payload.encode("utf-8", errors="replace") if isinstance(payload, str) else b""
 
 
 def _stat_line(stats: dict[str, Any], unit: str = "") -> str:

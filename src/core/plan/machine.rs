@@ -143,6 +143,7 @@ impl PlanState {
         let mut e = AuditEntry::new(AuditKind::Entered, actor, at);
         e.revision = self.latest().map(|r| r.number);
         let expired = std::mem::take(&mut self.grants);
+        self.scope_asks.clear(); // the scope ends with the plan: so do its questions
         if !expired.is_empty() {
             e.detail = Some(format!("grants expired: {}", labels(&expired)));
         }

@@ -16,6 +16,8 @@ pub mod mode;
 pub mod path;
 pub mod report;
 pub mod scope;
+pub mod scope_ask;
+pub mod scope_check;
 pub mod state;
 pub mod step_ids;
 pub mod steps;

@@ -118,12 +118,34 @@ impl Scope {
         !path.split('/').any(|s| s == "..") && self.paths.iter().any(|g| glob_match(g, path, true))
     }
 
-    /// True when the whole `command` (surrounding blanks ignored) matches a command pattern
-    /// and is a single simple command: one with `;`, `&`, `|`, redirections, substitutions or
-    /// several lines never matches, whatever the pattern.
+    /// True when every simple command of `command` matches a command pattern (each part of
+    /// `a; b`, `a && b`, `a | b`... on its own) and every file it redirects output into is an
+    /// allowed path (judged as written; [`super::scope_check`] also resolves symlinks). A line
+    /// that cannot be analysed (substitutions, loops, functions...) never matches.
     pub fn allows_command(&self, command: &str) -> bool {
-        let compound = command.contains([';', '&', '|', '<', '>', '`', '\n', '\r']) || command.contains("$(");
-        !compound && self.commands.iter().any(|c| glob_match(c, command.trim(), false))
+        self.outside_command(command)
+            .is_ok_and(|(commands, writes)| commands.is_empty() && writes.iter().all(|w| self.allows_path(w)))
+    }
+
+    /// The simple commands of `command` that match no command pattern, and the files it
+    /// writes through redirections (to be judged as paths); `Err` says why the line cannot
+    /// be analysed.
+    pub fn outside_command(&self, command: &str) -> Result<(Vec<String>, Vec<String>), String> {
+        let parts = crate::core::shell::simple_commands(command)?;
+        // A pattern written as a compound line (`cd docs && make`) allows each of its parts.
+        let patterns: Vec<&str> = self
+            .commands
+            .iter()
+            .flat_map(|p| p.split([';', '&', '|', '\n']))
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect();
+        let outside = parts
+            .commands
+            .into_iter()
+            .filter(|c| !patterns.iter().any(|p| glob_match(p, c, false)))
+            .collect();
+        Ok((outside, parts.writes))
     }
 }
 
@@ -185,5 +207,9 @@ mod tests {
             assert!(!s.allows_command(chained), "{chained}");
         }
         assert!(glob_match("a?c", "abc", true) && !glob_match("a?c", "a/c", true));
+        let compound = parse_scope("## Scope\n- `$ cd docs && make html`\n").unwrap();
+        assert!(compound.allows_command("cd docs && make html"));
+        assert!(compound.allows_command("cd docs; make html"));
+        assert!(!compound.allows_command("cd docs && make html && rm -rf /"));
     }
 }

@@ -290,6 +290,9 @@ pub struct PlanState {
     /// What bounding the state dropped so far.
     #[serde(default)]
     pub trimmed: super::bounds::Trimmed,
+    /// Open questions about build-phase calls outside the approved scope (see `scope_ask`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scope_asks: Vec<super::scope_ask::ScopeAsk>,
     /// How much history this state keeps (configuration, not stored).
     #[serde(skip)]
     pub bounds: super::bounds::Bounds,
@@ -404,6 +407,7 @@ impl PlanState {
             validate_actor(a).map_err(|e| e.to_string())?;
         }
         super::grant::check_grants(&self.grants).map_err(|e| e.to_string())?;
+        super::scope_ask::check_asks(&self.scope_asks)?;
         check_list(&self.todos).map_err(|e| e.to_string())
     }
 }

@@ -26,6 +26,7 @@ mod heredoc;
 mod options;
 mod programs;
 mod sed;
+mod simple;
 mod source;
 mod walk;
 mod words;
@@ -33,6 +34,7 @@ mod words;
 use brush_parser::ParserOptions;
 
 pub use budget::{MAX_COMMAND_BYTES, MAX_NESTING};
+pub use simple::{CommandParts, simple_commands};
 
 /// The shell that will run the command line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

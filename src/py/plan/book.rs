@@ -13,6 +13,7 @@ use crate::core::plan::content::DEFAULT_MAX_PLAN_BYTES;
 use crate::core::plan::grant::Grant;
 use crate::core::plan::machine::DEFAULT_REVISIONS_KEPT;
 use crate::core::plan::machine::{DecisionOutcome, WriteOutcome};
+use crate::core::plan::scope_check;
 use crate::core::plan::step_ids;
 use crate::core::plan::{
     Answer, Channel, Decision, EnterOutcome, ForceExit, Limits, PlanResult, PlanState, clock, parse_todos,
@@ -744,6 +745,81 @@ impl PyPlanBook {
         b.state
             .record_drift(actor, detail, &at_or_now(at))
             .map_err(PyErr::from)
+    }
+
+    /// What a build-phase call would touch outside the approved scope (descriptions; empty:
+    /// inside), judged on the disk under `workspace`: a shell `command`'s simple commands and
+    /// redirections, else every path `tool_input` names; relative paths start at `base`
+    /// (default: the workspace). None when there is no approved scope.
+    #[pyo3(signature = (tool_input, workspace, *, command = None, base = None))]
+    fn scope_outside(
+        &self,
+        py: Python<'_>,
+        tool_input: &Bound<'_, PyAny>,
+        workspace: &str,
+        command: Option<&str>,
+        base: Option<&str>,
+    ) -> PyResult<Option<Vec<String>>> {
+        let Some(scope) = self.inner.lock(py)?.state.approved_scope() else {
+            return Ok(None);
+        };
+        let input = to_json_value(tool_input, "tool input")?;
+        let (root, base) = (std::path::Path::new(workspace), base.map(std::path::Path::new));
+        Ok(Some(py.detach(|| {
+            scope_check::outside_parts(&scope, root, base, command, &input)
+        })))
+    }
+
+    /// Records that the human is asked about the call `tool_call_id` (parked in reply
+    /// `reply_id`) with `tool_input`, outside the approved scope.
+    fn ask_scope(
+        &self,
+        py: Python<'_>,
+        tool_call_id: &str,
+        reply_id: &str,
+        tool: &str,
+        tool_input: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let input = to_json_value(tool_input, "tool input")?;
+        self.inner
+            .lock(py)?
+            .state
+            .ask_scope(tool_call_id, reply_id, tool, &input);
+        Ok(())
+    }
+
+    /// Takes the human's confirmation of `tool_call_id` in reply `reply_id` for `tool` with
+    /// `tool_input` (None: unreadable): accepted only for the question asked about that very
+    /// call, tool and input. True when a question was answered or closed.
+    fn answer_scope(
+        &self,
+        py: Python<'_>,
+        tool_call_id: &str,
+        reply_id: &str,
+        tool: &str,
+        tool_input: Option<&Bound<'_, PyAny>>,
+        confirmed: bool,
+    ) -> PyResult<bool> {
+        let input = tool_input.and_then(|i| to_json_value(i, "tool input").ok());
+        let mut b = self.inner.lock(py)?;
+        Ok(b.state
+            .answer_scope(tool_call_id, reply_id, tool, input.as_ref(), confirmed))
+    }
+
+    /// True (once) when the human allowed exactly this call of `tool` outside the approved scope.
+    fn take_scope_pass(
+        &self,
+        py: Python<'_>,
+        tool_call_id: &str,
+        tool: &str,
+        tool_input: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        let input = to_json_value(tool_input, "tool input")?;
+        Ok(self
+            .inner
+            .lock(py)?
+            .state
+            .take_scope_pass(tool_call_id, tool, &input))
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -22,7 +22,7 @@ from ...exceptions import PlanModeError
 from .._toolkit_check import check_toolkit
 from . import _decision, _identity as kinds, _parked, _state, _texts
 from ._sandbox_shell import forget_shell_decision, planning_shell_verdict
-from ._scope import scope_decision
+from ._scope import scope_decision, settle_scope_answers
 from ._texts import (
     PLAN_ENTER,
     PLAN_EXIT,
@@ -138,6 +138,7 @@ class PlanModeMiddleware(MiddlewareBase):
         names = agent.injection_config.task_tool_names
         names.extend(n for n in (PLAN_ENTER, PLAN_WRITE, PLAN_EXIT, TODO_WRITE) if n not in names)
         self._settle_pending(agent, book, input_kwargs.get("inputs"))
+        settle_scope_answers(agent, input_kwargs.get("inputs"))
         async for event in next_handler(**input_kwargs):
             yield event
 
