@@ -166,8 +166,11 @@ fn run_sandboxed<'py>(
     max_open_files: u64,
     max_processes: Option<u64>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let timeout = Duration::try_from_secs_f64(timeout)
-        .map_err(|_| InvalidInput(format!("timeout must be a positive number of seconds, got {timeout}")))?;
+    let timeout = Duration::try_from_secs_f64(timeout).map_err(|_| {
+        InvalidInput(format!(
+            "timeout must be a positive number of seconds, got {timeout}"
+        ))
+    })?;
     let config = SandboxConfig {
         argv,
         env: env.unwrap_or_default(),

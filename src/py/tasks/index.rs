@@ -534,7 +534,10 @@ impl TaskStateIndex {
             this.sync(tasks)?;
             let mut fresh = false;
             match this.find(tasks, &id, false, &mut fresh)? {
-                Some(slot) => Ok((text::task_details(this.graph.node(slot).payload.task.bind(py))?, true)),
+                Some(slot) => Ok((
+                    text::task_details(this.graph.node(slot).payload.task.bind(py))?,
+                    true,
+                )),
                 None => Ok(("Task not found".to_owned(), false)),
             }
         });

@@ -36,7 +36,11 @@ impl<'a, 'py> Lookup<'a, 'py> {
         let generic = task_type
             .getattr(name)?
             .is(py.get_type::<pyo3::types::PyAny>().getattr(name)?);
-        Ok(if generic { Lookup::Generic(task_type) } else { Lookup::Usual })
+        Ok(if generic {
+            Lookup::Generic(task_type)
+        } else {
+            Lookup::Usual
+        })
     }
 
     /// `getattr(obj, name)`. For an instance of exactly the generic class this is what
