@@ -1,7 +1,8 @@
 """Task tools: AgentScope's pure-Python tools vs planmode's, side by side in one process.
 
-For n = 10, 1,000 and 10,000 tasks chained with dependencies (task i blocked by task i-1),
-times one call of each kind at that size and prints per-call means and ratios:
+For n = 10, 1,000 and 10,000 tasks (`--sizes 10 1000 10000 100000` adds 100,000) chained with
+dependencies (task i blocked by task i-1), times one call of each kind at that size and prints
+per-call medians and ratios:
 
 - create: TaskCreate;
 - link (new): TaskUpdate making a just-created task wait on a random earlier task;

@@ -68,12 +68,19 @@ positions = st.integers(0, 7)
 in_place_edit = st.one_of(
     st.tuples(st.just("relink"), positions, id_lists, id_lists),
     st.tuples(st.just("rename"), positions, ids),
+    # The pass compares id objects by address: an equal str that is another object, and writes
+    # that bypass pydantic's __setattr__, must be seen for what they are.
+    st.tuples(st.just("same_id_new_object"), positions),
+    st.tuples(st.just("dict_rename"), positions, ids),
+    st.tuples(st.just("dict_relink"), positions, id_lists),
     st.tuples(st.just("append_edge"), positions, ids),
     st.tuples(st.just("set_edge"), positions, st.integers(0, 2), ids),
     st.tuples(st.just("clear_edges"), positions),
 )
 structural_edit = st.one_of(
     st.tuples(st.just("replace"), positions, ids, id_lists),
+    # A Task subclass with its own __getattribute__ is read the usual way, not the generic one.
+    st.tuples(st.just("replace_subclass"), positions, ids, id_lists),
     st.tuples(st.just("append"), ids, id_lists, id_lists),
     st.tuples(st.just("remove"), positions),
 )
@@ -88,6 +95,13 @@ tool_call = st.one_of(
     st.tuples(st.just("create")),
     st.tuples(st.just("get"), ids),
 )
+
+
+class HookedTask(Task):
+    """A Task whose attribute reads run Python code (so the index cannot take the generic lookup)."""
+
+    def __getattribute__(self, name: str) -> Any:
+        return super().__getattribute__(name)
 
 
 def apply_edit(tasks: list[Task], edit: tuple[Any, ...]) -> None:
@@ -105,6 +119,15 @@ def apply_edit(tasks: list[Task], edit: tuple[Any, ...]) -> None:
     elif kind == "replace":
         _, at, tid, blocked_by = edit
         tasks[at % len(tasks)] = Task(id=tid, subject="replaced", description="", metadata={}, blocked_by=blocked_by)
+    elif kind == "replace_subclass":
+        _, at, tid, blocked_by = edit
+        tasks[at % len(tasks)] = HookedTask(id=tid, subject="hooked", description="", metadata={}, blocked_by=blocked_by)
+    elif kind == "same_id_new_object":
+        t.id = "".join(list(t.id + " "))[:-1]  # equal text, a new str object
+    elif kind == "dict_rename":
+        t.__dict__["id"] = edit[2]  # no __setattr__ at all
+    elif kind == "dict_relink":
+        object.__setattr__(t, "blocked_by", list(edit[2]))
     elif kind == "relink":
         t.blocked_by, t.blocks = list(edit[2]), list(edit[3])
     elif kind == "rename":
@@ -190,3 +213,30 @@ def test_the_issue_example_cycle_through_direct_edits_is_refused() -> None:
     from planmode import TaskGraph
 
     assert TaskGraph.from_state_dict(state.tasks_context.model_dump()).validate() == []
+
+
+def test_a_replaced_getattribute_on_the_task_class_is_obeyed() -> None:
+    """The pass reads Task fields through Python's generic lookup only while the class has no
+    __getattribute__ of its own; patched at run time, what getattr reports is what counts."""
+    agent = make_agent()
+    state = agent.state
+    create, update = ours.TaskCreate(), ours.TaskUpdate()
+    for i in range(3):
+        run(create(_agent_state=state, subject=f"task {i + 1}", description=""))
+    ok = run(update(_agent_state=state, task_id="2", add_blocked_by=["1"]))
+    assert ok.state != "error", text(ok)
+    original = Task.__getattribute__
+
+    def reported(self: Task, name: str) -> Any:
+        value = original(self, name)
+        if name == "blocked_by" and original(self, "id") == "1":
+            return [*value, "3"]  # task 1 reads as waiting on task 3
+        return value
+
+    Task.__getattribute__ = reported  # type: ignore[method-assign]
+    try:
+        refused = run(update(_agent_state=state, task_id="3", add_blocked_by=["2"]))
+    finally:
+        Task.__getattribute__ = original  # type: ignore[method-assign]
+    assert refused.state == "error"
+    assert "would close a dependency cycle" in text(refused), text(refused)

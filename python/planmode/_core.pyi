@@ -31,6 +31,10 @@ __all__ = [
     "qualify_actor",
     "PLAN_STATE_KEY",
     "PLAN_PHASES",
+    "PlanPhase",
+    "PlanOutcome",
+    "PlanDecision",
+    "ActorKind",
     "DEFAULT_MAX_PLAN_BYTES",
     # ---- sandbox ----
     "SandboxRun",
@@ -199,7 +203,136 @@ from typing import Any, final
 
 DEFAULT_MAX_PLAN_BYTES: int
 PLAN_STATE_KEY: str
-PLAN_PHASES: tuple[str, str, str, str]
+PLAN_PHASES: tuple[PlanPhase, PlanPhase, PlanPhase, PlanPhase]
+
+# ---- PlanBook's types: the words and the dict results (types only; tests/test_plan_types.py
+# checks that the words are the core's run-time aliases and that every result has exactly these
+# keys). The run-time aliases come from the core's own lists (src/py/plan/mod.rs). ----
+from typing import Literal, NotRequired, TypeAlias, TypedDict  # noqa: E402
+
+PlanPhase: TypeAlias = Literal["never_entered", "planning", "awaiting_approval", "building"]
+"""Where an agent stands in the plan -> approve -> build lifecycle."""
+PlanOutcome: TypeAlias = Literal[
+    "never_entered", "planning_with_plan", "planning_without_plan", "exited_with_plan", "exited_without_plan"
+]
+"""Which terminal state a run is in."""
+PlanDecision: TypeAlias = Literal["approve", "approve_with_edits", "request_changes", "reject", "cancel"]
+"""A human's answer to a plan (or a cancellation)."""
+ActorKind: TypeAlias = Literal["model", "user", "api", "admin", "lead", "policy", "system"]
+"""Who did something (an actor string is a kind, optionally ``kind:qualifier``)."""
+_AnswerChannel: TypeAlias = Literal["admin", "in_process", "chat"]
+_TodoStatus: TypeAlias = Literal["pending", "in_progress", "completed"]
+_TodoPriority: TypeAlias = Literal["high", "medium", "low"]
+_StepChangeKind: TypeAlias = Literal["added", "removed", "changed", "moved"]
+_AuditKind: TypeAlias = Literal[
+    "entered", "written", "exit_requested", "exit_refused", "decision", "forced_exit", "mode_change",
+    "restored", "decision_claimed", "claim_expired", "drift",
+]
+
+class _WriteResult(TypedDict):
+    revision: int
+    sha256: str
+    unchanged: bool
+
+class _Grant(TypedDict):
+    tool_name: str
+    rule_content: str | None
+    revision: int
+
+class _DecisionResult(TypedDict):
+    decision: PlanDecision
+    revision: int
+    sha256: str
+    edited: bool
+    feedback: str | None
+    next_mode: str | None
+
+class _AppliedClaim(_DecisionResult):
+    actor: str
+    grants: list[_Grant]
+
+class _Claim(TypedDict):
+    channel: _AnswerChannel
+    decision: PlanDecision
+    actor: str
+    feedback: str | None
+    edited_plan: str | None
+    revision: int | None
+    sha256: str | None
+    next_mode: str | None
+    grants: list[_Grant]
+    at: str
+    expires_unix: int
+
+class _Pending(TypedDict):
+    reply_id: str
+    tool_call_id: str
+    revision: int
+    summary: str | None
+    requested_at: str
+    auto: bool
+    claim: NotRequired[_Claim]
+
+class _Todo(TypedDict):
+    content: str
+    status: _TodoStatus
+    priority: NotRequired[_TodoPriority]
+    step_id: NotRequired[str]
+
+class _AuditEntry(TypedDict):
+    kind: _AuditKind
+    actor: str
+    at: str
+    revision: NotRequired[int]
+    decision: NotRequired[PlanDecision]
+    feedback: NotRequired[str]
+    from_mode: NotRequired[str]
+    to_mode: NotRequired[str]
+    detail: NotRequired[str]
+    count: NotRequired[int]
+
+class _Revision(TypedDict):
+    number: int
+    sha256: str
+    bytes: int
+    author: str
+    edited_by_user: bool
+    at: str
+    content: str | None
+    step_ids: NotRequired[list[str]]
+
+class _Step(TypedDict):
+    id: str
+    text: str
+    status: _TodoStatus | None
+
+class _StepChange(TypedDict):
+    id: str
+    change: _StepChangeKind
+    text: str | None
+    old_text: str | None
+    moved: bool
+
+class _Scope(TypedDict):
+    paths: list[str]
+    commands: list[str]
+
+class _FileView(TypedDict):
+    path: str
+    exists: bool
+    sha256: str | None
+    text: str | None
+    matches_state: bool | None
+    edited_on_disk: bool
+    error: str | None
+
+class _Trimmed(TypedDict):
+    revision_texts: int
+    revision_records: int
+    audit_entries: int
+    folded_refusals: int
+
+# ---- end of PlanBook's types ----
 
 @final
 class PlanBook:
@@ -218,9 +351,9 @@ class PlanBook:
     def to_state(self) -> dict[str, Any]: ...
     def copy(self) -> PlanBook: ...
     @property
-    def phase(self) -> str: ...
+    def phase(self) -> PlanPhase: ...
     @property
-    def outcome(self) -> str: ...
+    def outcome(self) -> PlanOutcome: ...
     @property
     def active(self) -> bool: ...
     @property
@@ -238,21 +371,21 @@ class PlanBook:
     @property
     def exited_by(self) -> str | None: ...
     @property
-    def pending(self) -> dict[str, Any] | None: ...
+    def pending(self) -> _Pending | None: ...
     @property
-    def grants(self) -> list[dict[str, Any]]: ...
+    def grants(self) -> list[_Grant]: ...
     @property
-    def todos(self) -> list[dict[str, Any]]: ...
+    def todos(self) -> list[_Todo]: ...
     @property
-    def audit(self) -> list[dict[str, Any]]: ...
+    def audit(self) -> list[_AuditEntry]: ...
     @property
-    def revisions(self) -> list[dict[str, Any]]: ...
+    def revisions(self) -> list[_Revision]: ...
     def bind(self, agent_key: str, plan_path: str, workspace_dir: str) -> None: ...
     @property
     def workspace_dir(self) -> str | None: ...
     def enter(self, actor: str = "model", at: str | None = None) -> str: ...
-    def write(self, content: str, actor: str = "model", at: str | None = None) -> dict[str, Any]: ...
-    def record_file_edit(self, content: str, actor: str = "user", at: str | None = None) -> dict[str, Any]: ...
+    def write(self, content: str, actor: str = "model", at: str | None = None) -> _WriteResult: ...
+    def record_file_edit(self, content: str, actor: str = "user", at: str | None = None) -> _WriteResult: ...
     def check_exit(self) -> int: ...
     def request_exit(
         self,
@@ -278,7 +411,7 @@ class PlanBook:
         channel: str = "in_process",
         may_escalate: bool = False,
         at: str | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> _DecisionResult: ...
     def check_answer(
         self,
         decision: str,
@@ -306,26 +439,26 @@ class PlanBook:
         may_escalate: bool = False,
         lease_secs: int = 60,
         at: str | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> _Claim: ...
     @property
-    def live_claim(self) -> dict[str, Any] | None: ...
+    def live_claim(self) -> _Claim | None: ...
     def check_resume(self, tool_call_id: str) -> None: ...
-    def apply_claim(self, tool_call_id: str, file_text: str | None = None, at: str | None = None) -> dict[str, Any]: ...
-    def inspect_file(self, workspace: PlanWorkspace) -> dict[str, Any] | None: ...
+    def apply_claim(self, tool_call_id: str, file_text: str | None = None, at: str | None = None) -> _AppliedClaim: ...
+    def inspect_file(self, workspace: PlanWorkspace) -> _FileView | None: ...
     def human_edit(self, workspace: PlanWorkspace) -> str | None: ...
     def sync_file(self, workspace: PlanWorkspace, actor: str = "user", at: str | None = None) -> int | None: ...
     def restore_file(self, workspace: PlanWorkspace, at: str | None = None, *, audit: bool = True) -> bool: ...
     @property
-    def trimmed(self) -> dict[str, int]: ...
+    def trimmed(self) -> _Trimmed: ...
     def force_exit(self, actor: str, at: str | None = None) -> dict[str, Any] | None: ...
     def cancel_pending(self, actor: str, detail: str, at: str | None = None) -> bool: ...
     def record_mode_change(self, actor: str, from_mode: str, to_mode: str, at: str | None = None) -> None: ...
     def record_restored(self, at: str | None = None) -> None: ...
-    def set_todos(self, todos: list[dict[str, Any]]) -> list[dict[str, Any]]: ...
+    def set_todos(self, todos: list[dict[str, Any]]) -> list[_Todo]: ...
     def seed_todos_from_plan(self) -> bool: ...
-    def steps(self, revision: int | None = None) -> list[dict[str, Any]]: ...
-    def step_diff(self, old: int | None = None, new: int | None = None) -> list[dict[str, Any]]: ...
-    def approved_scope(self) -> dict[str, list[str]] | None: ...
+    def steps(self, revision: int | None = None) -> list[_Step]: ...
+    def step_diff(self, old: int | None = None, new: int | None = None) -> list[_StepChange]: ...
+    def approved_scope(self) -> _Scope | None: ...
     def scope_allows(self, kind: str, value: str) -> bool: ...
     def record_drift(self, detail: str, actor: str = "model", at: str | None = None) -> None: ...
     def scope_outside(

@@ -180,6 +180,21 @@ pub fn check_nesting_of(obj: &Bound<'_, PyAny>, limit: usize, what: impl FnOnce(
     check_depth(obj, limit).map_err(|r| InvalidInput(r.message(&what())).into())
 }
 
+/// `Union[Literal["a"], Literal["b"], ...]`: the run-time form of a stub's `Literal["a", "b", ...]`
+/// alias, so the words a binding accepts or returns are spelled once, in Rust.
+pub fn literal_alias<'py>(
+    py: Python<'py>,
+    words: impl IntoIterator<Item = &'static str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let typing = py.import("typing")?;
+    let literal = typing.getattr("Literal")?;
+    let each = words
+        .into_iter()
+        .map(|w| literal.get_item(w))
+        .collect::<PyResult<Vec<_>>>()?;
+    typing.getattr("Union")?.get_item(PyTuple::new(py, each)?)
+}
+
 /// Converts a JSON value (or any serde value) into the equivalent Python object.
 pub fn to_py<'py, T: serde::Serialize + ?Sized>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
     pythonize::pythonize(py, value).map_err(|e| InvalidInput(format!("cannot convert: {e}")).into())

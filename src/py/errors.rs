@@ -7,11 +7,12 @@ use pyo3::prelude::*;
 use pyo3::exceptions::{PyFileNotFoundError, PyNotADirectoryError, PyOSError};
 
 use super::exceptions::{
-    CycleError, InvalidInputError, PathEscapeError, PlanModeError, PlanStateError, StateLoadError,
-    TaskNotFoundError, UnknownModeError,
+    CycleError, InvalidInputError, PathEscapeError, PlanModeError, PlanStateError, SandboxUnavailableError,
+    StateLoadError, TaskNotFoundError, UnknownModeError,
 };
 use crate::core::permission::engine::ProtocolError;
 use crate::core::plan::PlanError;
+use crate::core::sandbox::SandboxError;
 use crate::core::tasks::{LoadError, TaskError};
 
 /// An argument has the wrong type or value (`InvalidInputError`); the text says which and why.
@@ -78,6 +79,16 @@ impl From<PlanError> for PyErr {
 impl From<ProtocolError> for PyErr {
     fn from(e: ProtocolError) -> Self {
         InvalidInputError::new_err(e.to_string())
+    }
+}
+
+impl From<SandboxError> for PyErr {
+    fn from(e: SandboxError) -> Self {
+        let message = e.to_string();
+        match e {
+            SandboxError::InvalidConfig(_) => InvalidInputError::new_err(message),
+            SandboxError::Unavailable(_) | SandboxError::Io(..) => SandboxUnavailableError::new_err(message),
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use tokio::sync::Notify;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
-use super::exceptions::{InvalidInputError, SandboxUnavailableError};
+use super::errors::InvalidInput;
 use crate::core::sandbox::{self, Limits, Outcome, SandboxConfig, SandboxError};
 
 /// What one sandboxed command did (see `planmode.core.sandbox.Outcome` in the Rust docs).
@@ -136,15 +136,6 @@ impl PySandboxRun {
     }
 }
 
-fn to_py_err(err: SandboxError) -> PyErr {
-    match err {
-        SandboxError::InvalidConfig(_) => InvalidInputError::new_err(err.to_string()),
-        SandboxError::Unavailable(_) | SandboxError::Io(..) => {
-            SandboxUnavailableError::new_err(err.to_string())
-        }
-    }
-}
-
 /// `(abi, reason)`: the Landlock ABI version the sandbox uses (None when it cannot be used)
 /// and a sentence saying so. The kernel is probed once per process.
 #[pyfunction]
@@ -176,7 +167,7 @@ fn run_sandboxed<'py>(
     max_processes: Option<u64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let timeout = Duration::try_from_secs_f64(timeout).map_err(|_| {
-        InvalidInputError::new_err(format!(
+        InvalidInput(format!(
             "timeout must be a positive number of seconds, got {timeout}"
         ))
     })?;
@@ -196,7 +187,7 @@ fn run_sandboxed<'py>(
             address_space: None,
         },
     };
-    config.validate().map_err(to_py_err)?;
+    config.validate()?;
     let helper = py.import("planmode._sandbox")?;
     let future = py
         .import("asyncio")?
@@ -266,7 +257,7 @@ impl Delivery {
                 Ok(run) => (true, run.into_any()),
                 Err(err) => (false, err.into_value(py).into_any()),
             },
-            Err(err) => (false, to_py_err(err).into_value(py).into_any()),
+            Err(err) => (false, PyErr::from(err).into_value(py).into_any()),
         };
         // `deliver` schedules the result on the future's loop; a closed loop means nobody
         // is waiting any more.

@@ -72,6 +72,15 @@ pub enum Decision {
 }
 
 impl Decision {
+    /// Every decision, in the order the docs list them.
+    pub const ALL: [Self; 5] = [
+        Self::Approve,
+        Self::ApproveWithEdits,
+        Self::RequestChanges,
+        Self::Reject,
+        Self::Cancel,
+    ];
+
     /// Parses a decision name.
     pub fn parse(s: &str) -> PlanResult<Self> {
         match s {
@@ -244,6 +253,15 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome, in lifecycle order.
+    pub const ALL: [Self; 5] = [
+        Self::NeverEntered,
+        Self::PlanningWithPlan,
+        Self::PlanningWithoutPlan,
+        Self::ExitedWithPlan,
+        Self::ExitedWithoutPlan,
+    ];
+
     /// The public name of the outcome.
     pub fn as_str(self) -> &'static str {
         match self {

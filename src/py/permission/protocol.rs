@@ -30,13 +30,7 @@ macro_rules! words {
             /// The alias of every value's string: `Union[Literal["a"], Literal["b"], ...]`, the
             /// runtime form of the stub's `Literal["a", "b", ...]`.
             fn literal<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-                let typing = py.import("typing")?;
-                let literal = typing.getattr("Literal")?;
-                let each = Self::ALL
-                    .iter()
-                    .map(|v| literal.get_item(v.text()))
-                    .collect::<PyResult<Vec<_>>>()?;
-                typing.getattr("Union")?.get_item(pyo3::types::PyTuple::new(py, each)?)
+                crate::py::convert::literal_alias(py, Self::ALL.iter().map(|v| v.text()))
             }
 
             /// The Python string for the value.

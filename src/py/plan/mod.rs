@@ -95,5 +95,27 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let phases = crate::core::plan::state::Phase::ALL.map(|p| p.as_str());
     m.add("PLAN_PHASES", pyo3::types::PyTuple::new(m.py(), phases)?)?;
     m.add("DEFAULT_MAX_PLAN_BYTES", DEFAULT_MAX_PLAN_BYTES)?;
+    register_words(m)
+}
+
+/// The `Literal` aliases of the plan's words (`PlanPhase`, `PlanOutcome`, `PlanDecision`,
+/// `ActorKind`), from the core's own lists; `_core.pyi` spells the same (checked by a test).
+fn register_words(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    use crate::core::plan::state::{Decision, Outcome, Phase};
+    use crate::py::convert::literal_alias;
+    let py = m.py();
+    m.add("PlanPhase", literal_alias(py, Phase::ALL.map(Phase::as_str))?)?;
+    m.add(
+        "PlanOutcome",
+        literal_alias(py, Outcome::ALL.map(Outcome::as_str))?,
+    )?;
+    m.add(
+        "PlanDecision",
+        literal_alias(py, Decision::ALL.map(Decision::as_str))?,
+    )?;
+    m.add(
+        "ActorKind",
+        literal_alias(py, crate::core::plan::actor::ACTOR_KINDS)?,
+    )?;
     Ok(())
 }

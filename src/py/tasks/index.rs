@@ -28,9 +28,10 @@
 use pyo3::IntoPyObjectExt;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList};
 
 use super::args;
+use super::seen::{self, Seen};
 use super::text;
 use crate::core::tasks::order::Slot;
 use crate::core::tasks::{Change, Edges, Graph, Id, Node, Side, Status, TaskError, ops};
@@ -69,39 +70,22 @@ fn state_error(message: String) -> PyErr {
     StateLoad(message).into()
 }
 
-/// Whether a task's edge list still equals the cached one (no allocation when it does).
-fn same_ids(list: &Bound<'_, PyAny>, cached: &[Id]) -> bool {
-    let Ok(list) = list.cast::<PyList>() else {
-        return false;
-    };
-    list.len() == cached.len()
-        && list.iter().zip(cached).all(|(item, c)| {
-            item.cast::<PyString>()
-                .ok()
-                .and_then(|s| s.to_str().ok().map(|s| s == c))
-                .unwrap_or(false)
-        })
-}
-
-/// Whether a task's id still equals the cached one.
-fn same_text(id: &Bound<'_, PyAny>, cached: &str) -> bool {
-    id.cast::<PyString>()
-        .is_ok_and(|s| s.to_str().is_ok_and(|s| s == cached))
-}
-
 /// Reads the indexed part of a `Task`: its id and both edge lists.
-fn read_node(task: &Bound<'_, PyAny>, at: usize) -> PyResult<Node<Py<PyAny>>> {
+fn read_node(task: &Bound<'_, PyAny>, at: usize) -> PyResult<Node<Seen>> {
     let py = task.py();
     let what = |field: &'static str| move || format!("tasks_context.tasks[{at}].{field}");
-    let id = task.getattr(intern!(py, "id"))?;
-    let id = Id::from(args::text(&id, what("id")).map_err(state_error)?);
+    let id_object = task.getattr(intern!(py, "id"))?;
+    let id = Id::from(args::text(&id_object, what("id")).map_err(state_error)?);
     let blocks = read_ids(&task.getattr(intern!(py, "blocks"))?, what("blocks"))?;
     let blocked_by = read_ids(&task.getattr(intern!(py, "blocked_by"))?, what("blocked_by"))?;
     Ok(Node {
         id,
         blocks,
         blocked_by,
-        payload: task.clone().unbind(),
+        payload: Seen {
+            task: task.clone().unbind(),
+            id: id_object.unbind(),
+        },
     })
 }
 
@@ -130,7 +114,7 @@ pub struct TaskStateIndex {
 struct Indexed {
     /// The list indexed (None until first use or after `invalidate`).
     list: Option<Py<PyList>>,
-    graph: Graph<Py<PyAny>>,
+    graph: Graph<Seen>,
 }
 
 impl Indexed {
@@ -167,9 +151,7 @@ impl Indexed {
 
     /// Whether list position `pos` holds the object indexed in `slot`.
     fn holds(&self, tasks: &Bound<'_, PyList>, pos: usize, slot: Slot) -> bool {
-        tasks
-            .get_item(pos)
-            .is_ok_and(|item| item.is(self.graph.node(slot).payload.bind(tasks.py())))
+        seen::holds_at(tasks, pos, &self.graph.node(slot).payload.task)
     }
 
     /// The O(1) check before every call: same list, same length, same last object; appended
@@ -201,15 +183,15 @@ impl Indexed {
         if !self.holds(tasks, pos, slot) {
             return Ok(Touch::Stale);
         }
-        let task = self.graph.node(slot).payload.clone_ref(py).into_bound(py);
+        let task = self.graph.node(slot).payload.task.clone_ref(py).into_bound(py);
         let id = task.getattr(intern!(py, "id"))?;
-        if !same_text(&id, &self.graph.node(slot).id) {
+        if !seen::is_text(&id, &self.graph.node(slot).id) {
             return Ok(Touch::Stale);
         }
         let blocks = task.getattr(intern!(py, "blocks"))?;
         let blocked_by = task.getattr(intern!(py, "blocked_by"))?;
         let node = self.graph.node(slot);
-        if same_ids(&blocks, &node.blocks) && same_ids(&blocked_by, &node.blocked_by) {
+        if seen::same_ids(&blocks, &node.blocks) && seen::same_ids(&blocked_by, &node.blocked_by) {
             return Ok(Touch::Same);
         }
         let fresh = read_node(&task, pos)?;
@@ -220,26 +202,45 @@ impl Indexed {
     /// Checks every task's identity, id and `blocked_by` against the index, re-reading the edge
     /// lists that changed and rebuilding on a changed identity or id. Afterwards every "waits
     /// on" edge of the list is in the index, so a cycle check on it is exact whatever was edited
-    /// directly. One pass over the list, taken only before a call that may add an edge.
-    fn verify_waits(&mut self, tasks: &Bound<'_, PyList>) -> PyResult<()> {
+    /// directly. One pass over the list (two attribute reads per task, the rest compares
+    /// addresses and bytes), taken only before a call that may add an edge; docs/tasks.md says
+    /// why no sound check can look at less.
+    fn verify_waits(&mut self, tasks: &Bound<'_, PyList>, task_type: &Bound<'_, PyAny>) -> PyResult<()> {
         let py = tasks.py();
+        let (id_name, waits_name) = (intern!(py, "id"), intern!(py, "blocked_by"));
+        let lookup = seen::Lookup::of(task_type)?;
         let mut changed = Vec::new();
+        let mut new_id_objects = Vec::new();
         let mut stale = false;
-        for ((pos, slot), item) in self.graph.slots().enumerate().zip(tasks.iter()) {
+        for (pos, slot) in self.graph.slots().enumerate() {
             let node = self.graph.node(slot);
-            if !item.is(node.payload.bind(py)) || !same_text(&item.getattr(intern!(py, "id"))?, &node.id) {
+            if !seen::holds_at(tasks, pos, &node.payload.task) {
                 stale = true;
                 break;
             }
-            if !same_ids(&item.getattr(intern!(py, "blocked_by"))?, &node.blocked_by) {
+            let task = node.payload.task.bind(py);
+            let id = lookup.attr(task, id_name)?;
+            if !id.is(&node.payload.id) {
+                if !seen::is_text(&id, &node.id) {
+                    stale = true;
+                    break;
+                }
+                new_id_objects.push((slot, id.unbind())); // an equal str: same id, new object
+            }
+            if !seen::same_ids(&lookup.attr(task, waits_name)?, &node.blocked_by) {
                 changed.push((pos, slot));
             }
         }
-        if stale {
+        // An attribute read may run code (a property of a Task subclass): the list must still
+        // be the one checked.
+        if stale || tasks.len() != self.graph.len() {
             return self.rebuild(tasks);
         }
+        for (slot, id) in new_id_objects {
+            self.graph.payload_mut(slot).id = id;
+        }
         for (pos, slot) in changed {
-            let fresh = read_node(self.graph.node(slot).payload.bind(py), pos)?;
+            let fresh = read_node(self.graph.node(slot).payload.task.bind(py), pos)?;
             self.graph.set_edges(slot, fresh.blocks, fresh.blocked_by);
         }
         Ok(())
@@ -329,7 +330,7 @@ impl Indexed {
                 Side::Blocks => intern!(py, "blocks"),
                 Side::BlockedBy => intern!(py, "blocked_by"),
             };
-            let list = self.graph.node(slot).payload.bind(py).getattr(field)?;
+            let list = self.graph.node(slot).payload.task.bind(py).getattr(field)?;
             if append {
                 list.call_method1(intern!(py, "append"), (id.as_str(),))?;
             } else {
@@ -345,6 +346,7 @@ impl Indexed {
         task_id: &Bound<'_, PyAny>,
         fields: &args::UpdateArgs<'_, '_>,
         metadata: Option<&Bound<'_, PyAny>>,
+        task_type: &Bound<'_, PyAny>,
     ) -> PyResult<Reply> {
         let py = tasks.py();
         let parsed = fields
@@ -369,13 +371,13 @@ impl Indexed {
             .flatten()
             .collect();
         if !named.is_empty() {
-            self.verify_waits(tasks)?;
+            self.verify_waits(tasks, task_type)?;
         }
         let req = fields.request(metadata.is_some());
         let Some(slot) = self.prepare_update(tasks, task_id, &named, status)? else {
             return Ok(refused(py, TaskError::NotFound { id: task_id.clone() }));
         };
-        let task = self.graph.node(slot).payload.clone_ref(py).into_bound(py);
+        let task = self.graph.node(slot).payload.task.clone_ref(py).into_bound(py);
         let task_metadata = task.getattr(intern!(py, "metadata"))?;
         if metadata.is_some() && !task_metadata.is_instance_of::<PyDict>() {
             let what = format!("the metadata of task (id={task_id})");
@@ -510,7 +512,10 @@ impl TaskStateIndex {
                 id: id.into(),
                 blocks: Edges::new(),
                 blocked_by: Edges::new(),
-                payload: task.unbind(),
+                payload: Seen {
+                    id: task.getattr(intern!(py, "id"))?.unbind(),
+                    task: task.unbind(),
+                },
             };
             this.graph.insert(node);
             Ok((text, true))
@@ -529,7 +534,10 @@ impl TaskStateIndex {
             this.sync(tasks)?;
             let mut fresh = false;
             match this.find(tasks, &id, false, &mut fresh)? {
-                Some(slot) => Ok((text::task_details(this.graph.node(slot).payload.bind(py))?, true)),
+                Some(slot) => Ok((
+                    text::task_details(this.graph.node(slot).payload.task.bind(py))?,
+                    true,
+                )),
                 None => Ok(("Task not found".to_owned(), false)),
             }
         });
@@ -565,7 +573,7 @@ impl TaskStateIndex {
                 add_blocked_by,
                 owner,
             };
-            this.update_impl(tasks, task_id, &fields, metadata)
+            this.update_impl(tasks, task_id, &fields, metadata, self.task_type.bind(py))
         });
         state_reply(py, result)
     }

@@ -4,6 +4,7 @@
 mod args;
 mod graph;
 mod index;
+mod seen;
 mod state;
 mod text;
 
