@@ -290,6 +290,9 @@ pub struct PlanState {
     /// What bounding the state dropped so far.
     #[serde(default)]
     pub trimmed: super::bounds::Trimmed,
+    /// The scope the reviewer chose with the last approval, replacing the declared one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_scope_choice: Option<super::scope_choice::ScopeChoice>,
     /// How much history this state keeps (configuration, not stored).
     #[serde(skip)]
     pub bounds: super::bounds::Bounds,
