@@ -26,12 +26,16 @@ TOKEN_ENV = "PLANMODE_ADMIN_TOKEN"
 """Environment variable read for the admin token when ``admin_router(token=None)``."""
 
 _STATIC = {"review.js": "text/javascript", "review.css": "text/css"}
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorDetail, "description": why}
-    for code, why in [(401, "No admin token"), (403, "Wrong admin token"), (404, "No such session"),
-                      (409, "State conflict: not the pending revision, another decision in flight, an unreviewed edit"),
-                      (422, "Invalid input")]
-}  # fmt: skip
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The refusals a route documents (each an ``ErrorDetail``)."""
+    why = {401: "No admin token", 403: "Wrong admin token", 404: "No such session",
+           409: "State conflict: not the pending revision, another decision in flight, an unreviewed edit, a busy session",
+           422: "Invalid input"}  # fmt: skip
+    return {code: {"model": ErrorDetail, "description": why[code]} for code in codes}
+
+
+_WRITE_ERRORS = _errors(401, 403, 409)
+"""What a write route may answer besides the refusals every route documents."""
 _PAGE_HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
@@ -76,7 +80,7 @@ def admin_router(
         raise ValueError(f"audit_limit must be >= 0, got {audit_limit}")
     if not 1 <= decision_lease_secs <= 86_400:
         raise ValueError(f"decision_lease_secs must be between 1 and 86400, got {decision_lease_secs}")
-    router = APIRouter(prefix=prefix, tags=["planmode-admin"], responses=_ERRORS)
+    router = APIRouter(prefix=prefix, tags=["planmode-admin"], responses=_errors(404, 422))
     guard = Depends(token_guard(token, token_header))
     agent_query = Query(description="Agent the session belongs to.")
 
@@ -124,7 +128,7 @@ def admin_router(
         return await view_of(request, record, user_id, agent_id)
 
     @router.post(
-        "/sessions/{session_id}:enter-plan-mode", dependencies=[guard], response_model=PlanView,
+        "/sessions/{session_id}:enter-plan-mode", dependencies=[guard], responses=_WRITE_ERRORS, response_model=PlanView,
         summary="Enter plan mode",
     )  # fmt: skip
     async def enter(
@@ -134,7 +138,7 @@ def admin_router(
         return await switch(request, session_id, agent_id, user_id, enter=True)
 
     @router.post(
-        "/sessions/{session_id}:exit-plan-mode", dependencies=[guard], response_model=PlanView,
+        "/sessions/{session_id}:exit-plan-mode", dependencies=[guard], responses=_WRITE_ERRORS, response_model=PlanView,
         summary="Exit plan mode",
     )  # fmt: skip
     async def exit_(
@@ -144,7 +148,7 @@ def admin_router(
         return await switch(request, session_id, agent_id, user_id, enter=False)
 
     @router.post(
-        "/sessions/{session_id}/plan:restore-file", dependencies=[guard], response_model=RestoreView,
+        "/sessions/{session_id}/plan:restore-file", dependencies=[guard], responses=_WRITE_ERRORS, response_model=RestoreView,
         summary="Restore the plan file",
     )  # fmt: skip
     async def restore_file(
@@ -170,6 +174,7 @@ def admin_router(
         dependencies=[guard],
         status_code=status.HTTP_202_ACCEPTED,
         response_model=DecisionAccepted,
+        responses=_WRITE_ERRORS,
         summary="Answer the plan awaiting approval",
     )
     async def decide(
