@@ -148,3 +148,66 @@ def test_the_page_notices_when_the_plan_changes_while_open(
     WebDriverWait(browser, 30).until(lambda _: changed.is_displayed())
     assert "The plan changed since this page was loaded" in changed.text
     assert browser.find_element(By.ID, "btn-approve").get_attribute("disabled") is not None
+
+
+SCOPED_V1 = ("# Ship the parser\n\n1. Read `lexer.rs`\n2. Write the <b onmouseover=alert(3)>parser</b>\n"
+             "3. Delete the old parser\n\n## Scope\n- `src/<img src=x onerror=alert(1)>.rs`\n"
+             "- `$ cargo test <script>alert(2)</script>`\n")  # fmt: skip
+SCOPED_V2 = SCOPED_V1.replace("1. Read `lexer.rs`\n2. Write the", "1. Write the").replace(
+    "parser</b>\n", "parser</b> with its tests\n").replace(
+    "3. Delete the old parser\n", "2. Read `lexer.rs`\n3. Fuzz the parser hard\n")
+
+
+def test_scope_step_diff_and_progress_in_chromium(one_node: AppNode, browser: webdriver.Chrome) -> None:  # noqa: F811
+    """The page shows the declared scope (hostile entries as text), the per-step diff against the revision
+    last reviewed, approves with another scope typed into its fields (audited), then shows progress."""
+    script = [tool_step("plan_enter"), tool_step("plan_write", {"content": SCOPED_V1}), tool_step("plan_exit"),
+              tool_step("plan_write", {"content": SCOPED_V2}), tool_step("plan_exit"), say_step("Building.")]
+    with one_node.client(USER) as client:
+        agent_id, session_id = create_scripted_session(client)
+        send_user_text(client, agent_id, session_id, script_message(script))
+        wait_for(lambda: settled_in(client, agent_id, session_id, "awaiting_approval"), "the first plan to park")
+        sent_back = client.post(f"/v1/admin/sessions/{session_id}/plan:decide", params={"agent_id": agent_id},
+                                json={"revision": 1, "decision": "request_changes", "feedback": "reorder"},
+                                headers={"X-Admin-Token": TOKEN})  # fmt: skip
+        assert sent_back.status_code == 202, sent_back.text
+        view = wait_for(lambda: (v := settled_in(client, agent_id, session_id, "awaiting_approval"))
+                        and v["revision"] == 2 and v, "the second plan to park")  # fmt: skip
+        declared = view["scope"]
+        browser.get_log("browser")  # forget what earlier tests logged
+        assert declared == {"paths": ["src/<img src=x onerror=alert(1)>.rs"],
+                            "commands": ["cargo test <script>alert(2)</script>"]}  # fmt: skip
+
+        browser.get(f"{one_node.url}/v1/admin/sessions/{session_id}/plan/review?agent_id={agent_id}&user_id={USER}")
+        scope = browser.find_element(By.ID, "scope").text
+        assert declared["paths"][0] in scope and "$ " + declared["commands"][0] in scope
+        assert browser.find_elements(By.CSS_SELECTOR, "main img") == []
+        assert browser.find_element(By.ID, "review-base").text == "1"
+        rows = [row.text for row in browser.find_elements(By.CSS_SELECTOR, "#step-changes tbody tr")]
+        kinds = {row.split()[0]: row.split()[1] for row in rows}
+        assert set(kinds.values()) >= {"changed", "added", "removed"}, rows
+        assert any("<b onmouseover=alert(3)>parser</b>" in row for row in rows)  # shown, not parsed
+        paths = browser.find_element(By.ID, "scope-paths")
+        assert paths.get_property("value") == declared["paths"][0]
+        assert browser.find_element(By.ID, "scope-commands").get_property("value") == declared["commands"][0]
+        paths.clear()
+        paths.send_keys("src/parser.rs")
+        browser.find_element(By.ID, "scope-commands").clear()
+        assert browser.find_element(By.ID, "scope-mode").get_property("value") == "custom"
+        browser.find_element(By.ID, "token").send_keys(TOKEN)
+        browser.find_element(By.ID, "btn-approve").click()
+        result = browser.find_element(By.ID, "result")
+        WebDriverWait(browser, 30).until(lambda _: result.text.startswith("Decision sent"))
+
+        after = wait_for(lambda: settled_in(client, agent_id, session_id, "building"), "the build phase")
+        assert after["approved_scope"] == {"paths": ["src/parser.rs"], "commands": []}
+        decision = [entry for entry in after["audit"] if entry["kind"] == "decision"][-1]
+        assert decision["detail"].startswith("scope widened: added paths src/parser.rs; dropped paths src/<img")
+        browser.refresh()
+        progress = browser.find_element(By.ID, "progress").text.splitlines()
+        assert [line.split()[1] for line in progress] == [step["status"] for step in after["progress"]]
+        assert len(progress) == 3
+        assert all(step["status"] in ("pending", "in_progress", "completed") for step in after["progress"])
+        assert "src/parser.rs" in browser.find_element(By.ID, "approved-scope").text
+        errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+        assert errors == []  # no CSP violation, no script error, nothing injected ran

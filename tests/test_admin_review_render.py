@@ -13,6 +13,9 @@ from planmode.agentscope._admin._review import (
     render_diff,
     render_markdown,
     render_page,
+    render_progress,
+    render_scope,
+    render_step_changes,
     render_tasks,
     render_todos,
 )
@@ -154,3 +157,27 @@ def test_page_without_pending_has_no_buttons_and_in_flight_is_reported() -> None
                        user_id="u")  # fmt: skip
     assert 'id="in-flight"' in page and "<button" not in page
     assert_inert(page, scripts_allowed=1)
+
+
+def test_scope_step_changes_and_progress_are_escaped() -> None:
+    scope = {"paths": [HOSTILE], "commands": [HOSTILE]}
+    changes = [{"id": HOSTILE, "change": HOSTILE, "text": HOSTILE, "old_text": HOSTILE, "moved": True}]
+    progress = [{"id": HOSTILE, "text": HOSTILE, "status": HOSTILE}]
+    for html in (render_scope(scope, "scope"), render_step_changes(changes, 1), render_progress(progress)):
+        assert_inert(html)
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    view = {"session_id": "s", "phase": "awaiting_approval", "revision": 2, "sha256": "ab", "plan_content": "# x",
+            "pending": {"revision": 2, "tool_call_id": "c"}, "scope": scope, "review_base": 1,
+            "review_changes": changes, "progress": progress}  # fmt: skip
+    page = render_page(view, previous_content=None, decide_url="/d", static_url="/s", user_id="u")
+    assert_inert(page, scripts_allowed=1)
+    fields = {attrs.get("id") for tag, attrs in tags_of(page) if tag in ("textarea", "select")}
+    assert {"scope-paths", "scope-commands", "scope-mode"} <= fields
+
+
+def test_scope_sections_say_when_there_is_nothing() -> None:
+    assert "No scope" in render_scope(None, "scope")
+    assert "First revision" in render_step_changes(None, None)
+    assert "no longer stored" in render_step_changes(None, 3)
+    assert "No step changed since revision 2" in render_step_changes([], 2)
+    assert "No approved plan" in render_progress([])

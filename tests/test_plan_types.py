@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import ast
 import typing
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -176,7 +177,7 @@ def test_the_words_are_the_cores_run_time_aliases() -> None:
     for name in ("PlanPhase", "PlanOutcome", "PlanDecision", "ActorKind"):
         alias = getattr(_core, name)  # Union[Literal["a"], Literal["b"], ...]
         assert tuple(typing.get_args(arg)[0] for arg in typing.get_args(alias)) == WORDS[name], name
-    assert _core.PLAN_PHASES == WORDS["PlanPhase"]
+    assert WORDS["PlanPhase"] == _core.PLAN_PHASES
 
 
 def test_every_word_is_accepted_and_nothing_else() -> None:

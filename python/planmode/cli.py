@@ -128,6 +128,13 @@ def _summary(view: dict[str, Any]) -> str:
     disk = view.get("disk")
     if disk:
         lines.append(f"disk      {disk.get('path')} edited_on_disk={disk.get('edited_on_disk')}")
+    for label, key in (("scope", "scope"), ("approved", "approved_scope")):
+        scope = view.get(key)
+        if scope:
+            lines.append(f"{label:<9} paths {', '.join(scope['paths']) or '-'}; commands "
+                         f"{', '.join(scope['commands']) or '-'}")  # fmt: skip
+    for step in view.get("progress") or []:
+        lines.append(f"step      {step.get('id')} [{step.get('status')}] {step.get('text')}")
     for todo in view.get("todos") or []:
         lines.append(f"todo      [{todo.get('status')}] {todo.get('content')}")
     return "\n".join(lines)
@@ -184,6 +191,18 @@ def _wait_applied(client: AdminClient, answer: dict[str, Any]) -> None:
         time.sleep(POLL_SECS)
 
 
+def _scope_choice(args: argparse.Namespace) -> dict[str, list[str]] | str | None:
+    """The scope an approval carries: the --scope-path / --scope-command lists, "none", or None (declared)."""
+    lists = {"paths": args.scope_path or [], "commands": args.scope_command or []}
+    if args.scope in ("declared", "none") and (args.scope_path or args.scope_command):
+        raise CliError(f"--scope {args.scope} cannot go with --scope-path / --scope-command", 2)
+    if args.scope == "none":
+        return "none"
+    if args.scope == "empty" or args.scope_path or args.scope_command:
+        return lists
+    return None
+
+
 def _run(args: argparse.Namespace) -> str:
     client = AdminClient(args)
     command = args.command
@@ -200,7 +219,7 @@ def _run(args: argparse.Namespace) -> str:
         edited = Path(args.edited_plan).read_text(encoding="utf-8") if args.edited_plan else None
         answer = _decide(
             client, "approve_with_edits" if edited is not None else "approve",
-            edited_plan=edited, next_mode=args.next_mode, feedback=args.feedback,
+            edited_plan=edited, next_mode=args.next_mode, feedback=args.feedback, scope=_scope_choice(args),
         )  # fmt: skip
     else:
         answer = _decide(client, command.replace("-", "_"), feedback=args.feedback)
@@ -241,6 +260,13 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "approve":
             sub.add_argument("--edited-plan", help="file with your edited plan (approve with edits)")
             sub.add_argument("--next-mode", help="permission mode for the build phase")
+            sub.add_argument("--scope-path", action="append", metavar="GLOB",
+                             help="approve with this path glob in the scope instead of the declared scope (repeatable)")
+            sub.add_argument("--scope-command", action="append", metavar="PATTERN",
+                             help="approve with this command pattern in the scope (repeatable)")
+            sub.add_argument("--scope", choices=("declared", "none", "empty"),
+                             help="declared: keep the plan's declared scope (the default); none: no scope; empty: a "
+                                  "scope that allows nothing (with --scope-path/--scope-command: those only)")  # fmt: skip
     add_report_parser(commands)
     return parser
 

@@ -79,6 +79,9 @@ pub struct Claim {
     /// Allow rules granted with an approval.
     #[serde(default)]
     pub grants: Vec<Grant>,
+    /// The scope chosen with an approval, replacing the declared one (None: keep it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<super::scope_choice::ScopeChoice>,
     /// When the claim was made (RFC 3339).
     pub at: String,
     /// Unix second after which an unapplied claim no longer blocks a new decision.
@@ -191,6 +194,7 @@ impl PlanState {
                 .map(|r| r.sha256.clone()),
             next_mode: answer.next_mode.clone(),
             grants: answer.grants.clone(),
+            scope: answer.scope.clone(),
             at: at.to_string(),
             expires_unix: now_unix.saturating_add(lease_secs),
         };
@@ -255,6 +259,7 @@ impl PlanState {
             revision: c.revision,
             next_mode: c.next_mode.clone(),
             grants: c.grants.clone(),
+            scope: c.scope.clone(),
             channel: c.channel,
             // The claim was judged when it was accepted.
             may_escalate: true,

@@ -10,6 +10,7 @@ use super::content::{sha256_hex, validate_plan_text};
 use super::error::{PlanError, PlanResult};
 use super::grant::{Grant, check_grants};
 use super::mode::validate_mode;
+use super::scope_choice::{ScopeChoice, describe_change};
 use super::state::{AuditEntry, AuditKind, Decision, Pending, Phase, PlanState, Revision};
 use super::todo::{Todo, todos_from_steps};
 
@@ -92,8 +93,10 @@ pub struct Answer {
     pub grants: Vec<Grant>,
     /// How the answer arrived (decides which actors, modes and grants it may carry).
     pub channel: Channel,
-    /// Lets a chat answer switch the mode or grant rules (a deployment's opt-in).
+    /// Lets a chat answer switch the mode, grant rules or widen the scope (a deployment's opt-in).
     pub may_escalate: bool,
+    /// The scope chosen for an approval, replacing the declared one (None: keep it).
+    pub scope: Option<ScopeChoice>,
 }
 
 /// What a decision did.
@@ -140,6 +143,7 @@ impl PlanState {
             Phase::Building => EnterOutcome::Reentered,
         };
         self.phase = Phase::Planning;
+        self.approved_scope_choice = None;
         let mut e = AuditEntry::new(AuditKind::Entered, actor, at);
         e.revision = self.latest().map(|r| r.number);
         let expired = std::mem::take(&mut self.grants);
@@ -396,12 +400,14 @@ impl PlanState {
                 pending.revision, pending.revision
             )));
         }
+        self.check_answer_scope(answer, decision, pending.revision)?;
         Ok((decision, pending))
     }
 
     /// Applies the answer to the pending approval (after [`Self::check_answer`]).
     pub fn decide(&mut self, answer: &Answer, at: &str, limits: &Limits) -> PlanResult<DecisionOutcome> {
         let (decision, pending) = self.check_answer(answer, limits)?;
+        let (declared, chosen) = self.answer_scopes(answer, pending.revision);
         // Checks done; apply.
         let before = self.latest().map(|r| r.number);
         for text in [&answer.file_text, &answer.edited_plan].into_iter().flatten() {
@@ -430,6 +436,7 @@ impl PlanState {
                     ..g.clone()
                 })
                 .collect();
+            self.approved_scope_choice = answer.scope.clone();
         } else {
             self.phase = Phase::Planning;
         }
@@ -442,8 +449,11 @@ impl PlanState {
         e.decision = Some(recorded);
         e.feedback = answer.feedback.clone();
         e.to_mode = answer.next_mode.clone();
-        if recorded.approves() && !self.grants.is_empty() {
-            e.detail = Some(format!("granted: {}", labels(&self.grants)));
+        if recorded.approves() {
+            let granted = (!self.grants.is_empty()).then(|| format!("granted: {}", labels(&self.grants)));
+            let scope = describe_change(declared.as_ref(), chosen.as_ref());
+            let details: Vec<String> = granted.into_iter().chain(scope).collect();
+            e.detail = (!details.is_empty()).then(|| details.join("; "));
         }
         self.push_audit(e);
         Ok(DecisionOutcome {
@@ -539,6 +549,9 @@ impl PlanState {
         })?;
         if self.phase != Phase::Building || last.kind != AuditKind::Decision {
             return None;
+        }
+        if let Some(choice) = &self.approved_scope_choice {
+            return choice.scope();
         }
         let text = self.revision(self.approved_revision?)?.content.as_deref()?;
         super::scope::parse_scope(text)

@@ -311,6 +311,9 @@ pub struct PlanState {
     /// Open questions about build-phase calls outside the approved scope (see `scope_ask`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scope_asks: Vec<super::scope_ask::ScopeAsk>,
+    /// The scope the reviewer chose with the last approval, replacing the declared one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_scope_choice: Option<super::scope_choice::ScopeChoice>,
     /// How much history this state keeps (configuration, not stored).
     #[serde(skip)]
     pub bounds: super::bounds::Bounds,

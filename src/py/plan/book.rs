@@ -14,6 +14,8 @@ use crate::core::plan::grant::Grant;
 use crate::core::plan::machine::DEFAULT_REVISIONS_KEPT;
 use crate::core::plan::machine::{DecisionOutcome, WriteOutcome};
 use crate::core::plan::scope_check;
+use crate::core::plan::scope::parse_scope;
+use crate::core::plan::scope_choice::ScopeChoice;
 use crate::core::plan::step_ids;
 use crate::core::plan::{
     Answer, Channel, Decision, EnterOutcome, ForceExit, Limits, PlanResult, PlanState, clock, parse_todos,
@@ -54,7 +56,8 @@ fn opt_text(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<Strin
         .transpose()
 }
 
-/// An answer from the keyword arguments of `decide` / `claim` / `check_answer`.
+/// An answer from the keyword arguments of `decide` / `claim` / `check_answer`, with its scope
+/// choice still raw (read by [`with_scope`]).
 #[allow(clippy::too_many_arguments)]
 fn build_answer(
     decision: &str,
@@ -67,7 +70,12 @@ fn build_answer(
     grants: Option<&Bound<'_, PyAny>>,
     channel: &str,
     may_escalate: bool,
-) -> PyResult<Answer> {
+    scope: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Answer, Option<Value>)> {
+    let scope = match scope.filter(|s| !s.is_none()) {
+        Some(s) => Some(to_json_value(s, "scope")?),
+        None => None,
+    };
     let grants: Vec<Grant> = match grants.filter(|g| !g.is_none()) {
         Some(g) => serde_json::from_value(to_json_value(g, "grants")?).map_err(|e| {
             InvalidInput(format!(
@@ -87,7 +95,18 @@ fn build_answer(
         grants,
         channel: Channel::parse(channel)?,
         may_escalate,
+        // Read against the workspace under the book's lock (see `with_scope`).
+        scope: None,
     })
+    .map(|a| (a, scope))
+}
+
+/// The answer with its scope choice read (an absolute path may name a file of the bound workspace).
+fn with_scope(state: &PlanState, (mut answer, scope): (Answer, Option<Value>)) -> PlanResult<Answer> {
+    if let Some(v) = scope {
+        answer.scope = ScopeChoice::from_value(&v, state.workspace_dir.as_deref())?;
+    }
+    Ok(answer)
 }
 
 /// `{decision, revision, sha256, edited, feedback, next_mode}` of an applied decision.
@@ -383,7 +402,7 @@ impl PyPlanBook {
     /// `{decision, revision, sha256, edited, feedback, next_mode}`.
     #[pyo3(signature = (decision, actor = "user", *, feedback = None, edited_plan = None,
                         file_text = None, revision = None, next_mode = None, grants = None,
-                        channel = "in_process", may_escalate = false, at = None))]
+                        channel = "in_process", may_escalate = false, scope = None, at = None))]
     #[allow(clippy::too_many_arguments)]
     fn decide<'py>(
         &self,
@@ -398,6 +417,7 @@ impl PyPlanBook {
         grants: Option<&Bound<'py, PyAny>>,
         channel: &str,
         may_escalate: bool,
+        scope: Option<&Bound<'py, PyAny>>,
         at: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let answer = build_answer(
@@ -411,9 +431,11 @@ impl PyPlanBook {
             grants,
             channel,
             may_escalate,
+            scope,
         )?;
         let mut b = self.inner.lock(py)?;
         let limits = b.limits;
+        let answer = with_scope(&b.state, answer)?;
         let d = b.state.decide(&answer, &at_or_now(at), &limits)?;
         outcome(py, &d).map(Bound::into_any)
     }
@@ -421,7 +443,7 @@ impl PyPlanBook {
     /// Judges an answer without changing anything (what `decide` or `claim` would refuse).
     #[pyo3(signature = (decision, actor = "user", *, feedback = None, edited_plan = None,
                         revision = None, next_mode = None, grants = None,
-                        channel = "in_process", may_escalate = false))]
+                        channel = "in_process", may_escalate = false, scope = None))]
     #[allow(clippy::too_many_arguments)]
     fn check_answer<'py>(
         &self,
@@ -435,6 +457,7 @@ impl PyPlanBook {
         grants: Option<&Bound<'py, PyAny>>,
         channel: &str,
         may_escalate: bool,
+        scope: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<()> {
         let answer = build_answer(
             decision,
@@ -447,8 +470,10 @@ impl PyPlanBook {
             grants,
             channel,
             may_escalate,
+            scope,
         )?;
         let b = self.inner.lock(py)?;
+        let answer = with_scope(&b.state, answer)?;
         b.state
             .check_answer(&answer, &b.limits)
             .map(|_| ())
@@ -459,7 +484,7 @@ impl PyPlanBook {
     /// the resumed `plan_exit` applies; refused while another claim is live. Returns the claim.
     #[pyo3(signature = (decision, actor = "user", *, feedback = None, edited_plan = None,
                         revision = None, next_mode = None, grants = None, channel = "admin",
-                        may_escalate = false, lease_secs = 60, at = None))]
+                        may_escalate = false, scope = None, lease_secs = 60, at = None))]
     #[allow(clippy::too_many_arguments)]
     fn claim<'py>(
         &self,
@@ -473,6 +498,7 @@ impl PyPlanBook {
         grants: Option<&Bound<'py, PyAny>>,
         channel: &str,
         may_escalate: bool,
+        scope: Option<&Bound<'py, PyAny>>,
         lease_secs: u64,
         at: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
@@ -487,9 +513,11 @@ impl PyPlanBook {
             grants,
             channel,
             may_escalate,
+            scope,
         )?;
         let mut b = self.inner.lock(py)?;
         let limits = b.limits;
+        let answer = with_scope(&b.state, answer)?;
         let c = b
             .state
             .claim(&answer, &at_or_now(at), clock::now_unix(), lease_secs, &limits)?;
@@ -719,6 +747,26 @@ impl PyPlanBook {
     fn approved_scope<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let b = self.inner.lock(py)?;
         ser(py, &b.state.approved_scope())
+    }
+
+    /// The scope a revision (the latest by default) declares (`{paths, commands}`), or None.
+    #[pyo3(signature = (revision = None))]
+    fn declared_scope<'py>(&self, py: Python<'py>, revision: Option<u32>) -> PyResult<Bound<'py, PyAny>> {
+        let b = self.inner.lock(py)?;
+        let number = revision.or_else(|| b.state.latest().map(|r| r.number));
+        let text = number
+            .and_then(|n| b.state.revision(n))
+            .and_then(|r| r.content.as_deref());
+        ser(py, &text.and_then(parse_scope))
+    }
+
+    /// The revision to compare `revision` (the latest by default) with on review: the last one
+    /// decided on before it, else the one before it; None for the first.
+    #[pyo3(signature = (revision = None))]
+    fn review_base(&self, py: Python<'_>, revision: Option<u32>) -> PyResult<Option<u32>> {
+        let b = self.inner.lock(py)?;
+        let number = revision.or_else(|| b.state.latest().map(|r| r.number));
+        Ok(number.and_then(|n| b.state.review_base(n)))
     }
 
     /// True when the approved scope allows touching `path` (workspace-relative) or running

@@ -118,6 +118,62 @@ def render_audit(audit: list[dict[str, Any]]) -> str:
     )
 
 
+def _entries(entries: list[Any], css: str, prefix: str = "") -> str:
+    if not entries:
+        return '<span class="muted">none</span>'
+    items = "".join(f'<li><code class="{css}">{escape(prefix + str(entry))}</code></li>' for entry in entries)
+    return f"<ul>{items}</ul>"
+
+
+def render_scope(scope: dict[str, Any] | None, element_id: str) -> str:
+    """A plan scope: its path globs and command patterns (or a note that there is none)."""
+    if not scope:
+        return f'<p class="muted" id="{element_id}">No scope: the build phase is not held to one.</p>'
+    return (
+        f'<div class="scope" id="{element_id}"><p>Paths</p>{_entries(list(scope.get("paths") or []), "path")}'
+        f'<p>Commands</p>{_entries(list(scope.get("commands") or []), "command", "$ ")}</div>'
+    )
+
+
+def render_step_changes(changes: list[dict[str, Any]] | None, base: int | None) -> str:
+    """The per-step diff from revision ``base``: each step's id and whether it was added, removed, changed or
+    moved, with its old and new text."""
+    if base is None:
+        return '<p class="muted">First revision: nothing to compare with.</p>'
+    if changes is None:
+        return f'<p class="muted">Revision {escape(str(base))} is no longer stored: no step diff.</p>'
+    if not changes:
+        return f'<p class="muted">No step changed since revision {escape(str(base))}.</p>'
+    rows = []
+    for change in changes:
+        kind = str(change.get("change", ""))
+        kinds = kind + (" + moved" if change.get("moved") and kind != "moved" else "")
+        old, new = change.get("old_text"), change.get("text")
+        rows.append(
+            f'<tr class="step-{escape(kind)}"><td><code>{escape(str(change.get("id")))}</code></td>'
+            f'<td><span class="badge">{escape(kinds)}</span></td>'
+            f'<td class="del">{escape(str(old)) if old is not None else ""}</td>'
+            f'<td class="add">{escape(str(new)) if new is not None else ""}</td></tr>'
+        )
+    return (
+        f'<p>Compared with revision <span id="review-base">{escape(str(base))}</span>, the last one reviewed.</p>'
+        '<table id="step-changes"><thead><tr><th>step</th><th>change</th><th>before</th><th>after</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def render_progress(progress: list[dict[str, Any]]) -> str:
+    """Each step of the approved plan with its status (pending, in_progress, completed)."""
+    if not progress:
+        return '<p class="muted">No approved plan is being built.</p>'
+    items = "".join(
+        f'<li class="step {escape(str(step.get("status", "")))}"><code>{escape(str(step.get("id")))}</code> '
+        f'<span class="badge">{escape(str(step.get("status", "")))}</span> {escape(str(step.get("text", "")))}</li>'
+        for step in progress
+    )
+    return f'<ul id="progress">{items}</ul>'
+
+
 def render_disk_edit(view: dict[str, Any]) -> str:
     """An unreviewed human edit of this node's plan file, with its diff against the latest revision (empty
     when the file matches a revision)."""
@@ -143,6 +199,7 @@ def _decision_form(view: dict[str, Any], decide_url: str, user_id: str) -> str:
             f'<p id="in-flight">Decision already sent: <b>{escape(str(claim.get("decision")))}</b> by '
             f'{escape(str(claim.get("actor")))}; the agent is resuming.</p>'
         )
+    scope = view.get("scope") or {}
     return f"""
 <form id="decide" data-url="{escape(decide_url)}" data-user="{escape(user_id)}"
       data-revision="{escape(str(pending.get("revision", view.get("revision"))))}">
@@ -152,6 +209,17 @@ def _decision_form(view: dict[str, Any], decide_url: str, user_id: str) -> str:
   </div>
   <label for="feedback">Feedback (required to request changes)</label>
   <textarea id="feedback" rows="4"></textarea>
+  <fieldset id="scope-box"><legend>Scope of the build (approvals)</legend>
+    <label>Approve with <select id="scope-mode">
+      <option value="declared" selected>the declared scope</option>
+      <option value="custom">the scope below (narrowed or widened)</option>
+      <option value="none">no scope</option>
+    </select></label>
+    <label for="scope-paths">Paths (one glob per line)</label>
+    <textarea id="scope-paths" rows="4">{escape(chr(10).join(scope.get("paths") or []))}</textarea>
+    <label for="scope-commands">Commands (one pattern per line)</label>
+    <textarea id="scope-commands" rows="3">{escape(chr(10).join(scope.get("commands") or []))}</textarea>
+  </fieldset>
   <details id="edit-box"><summary>Edit the plan before approving</summary>
     <textarea id="editor" rows="18">{escape(view.get("plan_content") or "")}</textarea>
   </details>
@@ -178,8 +246,9 @@ def render_page(
     view: dict[str, Any], *, previous_content: str | None, decide_url: str, static_url: str, user_id: str,
     status_url: str = "",
 ) -> str:
-    """The whole review page for one session: an unreviewed disk edit first, then the decision buttons, the
-    plan, its diff, todos, tasks and the audit trail. Its script polls ``status_url`` and says so when the
+    """The whole review page for one session: an unreviewed disk edit first, then the decision buttons (with
+    the scope to approve, prefilled with the declared one), the plan, its scope, the per-step diff from the
+    revision last reviewed, progress against the approved plan, the line diff, todos, tasks and the audit trail. Its script polls ``status_url`` and says so when the
     plan changes while the page is open."""
     content = view.get("plan_content")
     plan_html = render_markdown(content) if content is not None else '<p class="muted">No plan written yet.</p>'
@@ -204,6 +273,11 @@ review the current revision before deciding.</p>
 {render_disk_edit(view)}
 <section><h2>Decision</h2>{_decision_form(view, decide_url, user_id)}</section>
 <section><h2>Plan</h2><article id="plan">{plan_html}</article></section>
+<section><h2>Declared scope</h2>{render_scope(view.get("scope"), "scope")}</section>
+<section><h2>Step changes</h2><div id="steps-diff">{render_step_changes(view.get("review_changes"),
+                                                                          view.get("review_base"))}</div></section>
+<section><h2>Progress against the approved plan</h2>{render_progress(list(view.get("progress") or []))}
+{render_scope(view.get("approved_scope"), "approved-scope") if view.get("phase") == "building" else ""}</section>
 <section><h2>Changes since the previous revision</h2><div id="diff">{render_diff(previous_content, content)}</div></section>
 <section><h2>Todos</h2>{render_todos(list(view.get("todos") or []))}</section>
 <section><h2>Task graph</h2>{render_tasks(list(view.get("tasks") or []))}</section>

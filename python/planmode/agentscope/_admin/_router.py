@@ -18,7 +18,7 @@ from ...exceptions import PlanModeError, PlanStateError
 from .._plan import _decision, _state, enter_plan_mode, exit_plan_mode
 from ._auth import actor_from, token_guard
 from ._review import CSP, render_page
-from ._schema import DecideRequest, parse_body
+from ._schema import DecideRequest, DecisionAccepted, ErrorDetail, PlanView, RestoreView, parse_body
 from ._sessions import load_session, locked_session, resume, save_state
 from ._view import disk_view, plan_view, previous_plan_content
 
@@ -26,6 +26,16 @@ TOKEN_ENV = "PLANMODE_ADMIN_TOKEN"
 """Environment variable read for the admin token when ``admin_router(token=None)``."""
 
 _STATIC = {"review.js": "text/javascript", "review.css": "text/css"}
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The refusals a route documents (each an ``ErrorDetail``)."""
+    why = {401: "No admin token", 403: "Wrong admin token", 404: "No such session",
+           409: "State conflict: not the pending revision, another decision in flight, an unreviewed edit, a busy session",
+           422: "Invalid input"}  # fmt: skip
+    return {code: {"model": ErrorDetail, "description": why[code]} for code in codes}
+
+
+_WRITE_ERRORS = _errors(401, 403, 409)
+"""What a write route may answer besides the refusals every route documents."""
 _PAGE_HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
@@ -70,7 +80,7 @@ def admin_router(
         raise ValueError(f"audit_limit must be >= 0, got {audit_limit}")
     if not 1 <= decision_lease_secs <= 86_400:
         raise ValueError(f"decision_lease_secs must be between 1 and 86400, got {decision_lease_secs}")
-    router = APIRouter(prefix=prefix, tags=["planmode-admin"])
+    router = APIRouter(prefix=prefix, tags=["planmode-admin"], responses=_errors(404, 422))
     guard = Depends(token_guard(token, token_header))
     agent_query = Query(description="Agent the session belongs to.")
 
@@ -89,7 +99,7 @@ def admin_router(
         view["disk"] = disk_view(record.state, await workdir_of(request, record, user_id, agent_id))
         return view
 
-    @router.get("/sessions/{session_id}/plan", summary="Plan-mode status of a session")
+    @router.get("/sessions/{session_id}/plan", response_model=PlanView, summary="Plan-mode status of a session")
     async def get_plan(
         session_id: str,
         request: Request,
@@ -117,21 +127,30 @@ def admin_router(
             await save_state(storage, user_id, agent_id, record)
         return await view_of(request, record, user_id, agent_id)
 
-    @router.post("/sessions/{session_id}:enter-plan-mode", dependencies=[guard], summary="Enter plan mode")
+    @router.post(
+        "/sessions/{session_id}:enter-plan-mode", dependencies=[guard], responses=_WRITE_ERRORS, response_model=PlanView,
+        summary="Enter plan mode",
+    )  # fmt: skip
     async def enter(
         session_id: str, request: Request, agent_id: str = agent_query, user_id: str = Depends(get_current_user_id)
     ) -> dict[str, Any]:
         """Puts the session in plan mode (read-only planning) and records the actor in the audit log."""
         return await switch(request, session_id, agent_id, user_id, enter=True)
 
-    @router.post("/sessions/{session_id}:exit-plan-mode", dependencies=[guard], summary="Exit plan mode")
+    @router.post(
+        "/sessions/{session_id}:exit-plan-mode", dependencies=[guard], responses=_WRITE_ERRORS, response_model=PlanView,
+        summary="Exit plan mode",
+    )  # fmt: skip
     async def exit_(
         session_id: str, request: Request, agent_id: str = agent_query, user_id: str = Depends(get_current_user_id)
     ) -> dict[str, Any]:
         """Leaves plan mode without a human gate; a pending approval is cancelled and its parked reply closed."""
         return await switch(request, session_id, agent_id, user_id, enter=False)
 
-    @router.post("/sessions/{session_id}/plan:restore-file", dependencies=[guard], summary="Restore the plan file")
+    @router.post(
+        "/sessions/{session_id}/plan:restore-file", dependencies=[guard], responses=_WRITE_ERRORS, response_model=RestoreView,
+        summary="Restore the plan file",
+    )  # fmt: skip
     async def restore_file(
         session_id: str, request: Request, agent_id: str = agent_query, user_id: str = Depends(get_current_user_id)
     ) -> dict[str, Any]:
@@ -154,6 +173,8 @@ def admin_router(
         "/sessions/{session_id}/plan:decide",
         dependencies=[guard],
         status_code=status.HTTP_202_ACCEPTED,
+        response_model=DecisionAccepted,
+        responses=_WRITE_ERRORS,
         summary="Answer the plan awaiting approval",
     )
     async def decide(
@@ -168,7 +189,8 @@ def admin_router(
         path. Under the session lock: a human edit of this node's plan file is recorded as a new revision
         (409 naming it: review it first); then the plan core judges the answer (422 malformed, 409 not the
         pending revision or another decision in flight) and records it in state, with everything the
-        resuming node needs; then the resume is queued."""
+        resuming node needs; then the resume is queued. An approval may carry ``scope`` — ``{paths, commands}``
+        or ``"none"`` — replacing the plan's declared scope for the build phase."""
         body = await parse_body(request, DecideRequest)
         actor = actor_from(request, actor_header)
         async with locked_session(storage, bus, user_id, agent_id, session_id) as record:
@@ -191,7 +213,8 @@ def admin_router(
             try:
                 claim = book.claim(
                     body.decision, actor, channel="admin", feedback=body.feedback, edited_plan=body.edited_plan,
-                    revision=body.revision, next_mode=body.next_mode, grants=grants, lease_secs=decision_lease_secs,
+                    revision=body.revision, next_mode=body.next_mode, grants=grants, scope=body.scope,
+                    lease_secs=decision_lease_secs,
                 )  # fmt: skip
                 event = _decision.confirm_event(record.state, book)
             except PlanModeError as exc:
@@ -203,10 +226,13 @@ def admin_router(
             "status": "resuming", "session_id": session_id, "reply_id": event.reply_id,
             "tool_call_id": event.confirm_results[0].tool_call.id, "revision": claim["revision"],
             "sha256": claim["sha256"], "decision": claim["decision"], "actor": claim["actor"], "at": claim["at"],
-            "expires_unix": claim["expires_unix"],
+            "expires_unix": claim["expires_unix"], "scope": claim.get("scope"),
         }  # fmt: skip
 
-    @router.get("/sessions/{session_id}/plan/review", response_class=HTMLResponse, summary="Plan review page")
+    @router.get(
+        "/sessions/{session_id}/plan/review", response_class=HTMLResponse, summary="Plan review page",
+        responses={200: {"content": {"text/html": {"schema": {"type": "string"}}}, "description": "The page"}},
+    )  # fmt: skip
     async def review(
         session_id: str,
         request: Request,

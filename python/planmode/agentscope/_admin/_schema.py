@@ -1,12 +1,13 @@
-"""The request bodies of the admin routes, parsed with one clear 422 message per problem."""
+"""The request bodies of the admin routes, parsed with one clear 422 message per problem, and the response
+models that document each route in the app's OpenAPI schema."""
 
 from __future__ import annotations
 
 import json
-from typing import TypeVar
+from typing import Annotated, Any, TypeVar
 
 from fastapi import HTTPException, Request, status
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -23,6 +24,23 @@ class GrantRequest(BaseModel):
     rule_content: str | None = None
 
 
+_SCOPE_LISTS = {
+    "type": "object",
+    "properties": {
+        "paths": {"type": "array", "items": {"type": "string"}, "description": "Path globs, workspace-relative."},
+        "commands": {"type": "array", "items": {"type": "string"}, "description": "Shell command patterns."},
+    },
+    "additionalProperties": False,
+}
+
+ScopeField = Annotated[
+    Any,
+    WithJsonSchema({"anyOf": [_SCOPE_LISTS, {"enum": ["declared", "none"]}, {"type": "null"}]}),
+]
+"""The scope chosen with an approval: ``{paths, commands}`` replaces the declared scope, ``"none"`` removes it,
+``"declared"`` or null keeps it. The plan core validates it (422 naming the problem)."""
+
+
 class DecideRequest(BaseModel):
     """``POST .../plan:decide``: the human's answer to the pending ``plan_exit``. Only the shape is checked
     here; what each decision requires is the plan core's rule (its refusals are 422 / 409)."""
@@ -35,6 +53,84 @@ class DecideRequest(BaseModel):
     edited_plan: str | None = None
     next_mode: str | None = None
     grants: list[GrantRequest] | None = None
+    scope: ScopeField = None
+
+
+class ScopeView(BaseModel):
+    """A plan scope: path globs and command patterns."""
+
+    paths: list[str]
+    commands: list[str]
+
+
+class PlanView(BaseModel):
+    """``GET .../plan``: a session's plan-mode status (``plan_status``), its tasks, the last audit entries, this
+    node's plan file (``disk``) and what the review compares. Further fields may be added."""
+
+    model_config = ConfigDict(extra="allow")
+
+    session_id: str
+    agent_id: str
+    running: bool
+    outcome: str
+    phase: str
+    active: bool
+    awaiting_approval: bool
+    revision: int | None
+    sha256: str | None
+    plan_path: str | None
+    plan_content: str | None
+    approved_revision: int | None
+    exited_by: str | None
+    pending: dict[str, Any] | None
+    todos: list[dict[str, Any]]
+    audit: list[dict[str, Any]]
+    revisions: list[dict[str, Any]]
+    grants: list[dict[str, Any]]
+    plan_relpath: str | None
+    decision_in_flight: dict[str, Any] | None
+    trimmed: dict[str, int]
+    steps: list[dict[str, Any]]
+    step_changes: list[dict[str, Any]] | None
+    shell_protection: str
+    shell_sandbox_abi: int | None
+    scope: ScopeView | None = Field(description="The scope the latest revision declares.")
+    approved_scope: ScopeView | None = Field(description="The scope the build phase is held to.")
+    progress: list[dict[str, Any]] = Field(description="Approved steps with pending / in_progress / completed.")
+    review_base: int | None = Field(description="The revision the review compares the latest one with.")
+    review_changes: list[dict[str, Any]] | None = Field(
+        description="Per-step diff from review_base: {id, change, text, old_text, moved}; None when not comparable."
+    )
+    tasks: list[dict[str, Any]]
+    disk: dict[str, Any] | None
+
+
+class RestoreView(PlanView):
+    """``POST .../plan:restore-file``: the plan view and whether the file was written."""
+
+    restored: bool
+
+
+class DecisionAccepted(BaseModel):
+    """``POST .../plan:decide`` (202): the accepted answer; the parked reply is resuming."""
+
+    status: str
+    session_id: str
+    reply_id: str
+    tool_call_id: str
+    revision: int | None
+    sha256: str | None
+    decision: str
+    actor: str
+    at: str
+    expires_unix: int
+    scope: ScopeView | str | None = Field(description="The scope chosen with the approval, or None (declared).")
+
+
+class ErrorDetail(BaseModel):
+    """A refusal: what is wrong and how to fix it (a list of problems for a malformed query or path)."""
+
+    detail: str | list[dict[str, Any]]
 
 
 def _describe(error: ValidationError) -> str:

@@ -70,6 +70,15 @@ class PlanStatus:
     step_changes: list[dict[str, Any]] | None = field(default_factory=list)
     """Per-step diff from the previous revision: ``{id, change, text, old_text, moved}``; None when
     the previous revision's text was pruned (``max_revisions_kept``)."""
+    scope: dict[str, list[str]] | None = None
+    """The scope the latest revision declares: ``{paths, commands}`` (path globs and command
+    patterns from its "Scope" / "Files" section), or None."""
+    approved_scope: dict[str, list[str]] | None = None
+    """The scope the build phase is held to (the declared one, or the reviewer's choice made with
+    the approval), or None."""
+    progress: list[dict[str, Any]] = field(default_factory=list)
+    """In the build phase after an approval: each step of the approved revision as ``{id, text,
+    status}`` (``pending`` / ``in_progress`` / ``completed``, from the todo carrying the step)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A plain-JSON dict of every field."""
@@ -88,6 +97,7 @@ def plan_status(agent_or_state: Agent | AgentState) -> PlanStatus:
         revisions=[{k: v for k, v in r.items() if k != "content"} for r in book.revisions],
         grants=book.grants, plan_relpath=book.plan_path, decision_in_flight=_in_flight(book),
         trimmed=book.trimmed, steps=book.steps(), step_changes=_step_changes(book),
+        scope=book.declared_scope(), approved_scope=book.approved_scope(), progress=_progress(book),
         **_shell_fields(agent_or_state),
     )
 
@@ -97,6 +107,17 @@ def _step_changes(book: PlanBook) -> list[dict[str, Any]] | None:
         return book.step_diff()
     except InvalidInputError:
         return None  # the previous revision's text was pruned
+
+
+def _progress(book: PlanBook) -> list[dict[str, Any]]:
+    """The approved revision's steps with their status, while building after an approval."""
+    if book.phase != "building" or book.approved_revision is None:
+        return []
+    try:
+        steps = book.steps(book.approved_revision)
+    except InvalidInputError:
+        return []  # the approved revision's text was pruned
+    return [{**step, "status": step["status"] or "pending"} for step in steps]
 
 
 def _in_flight(book: PlanBook) -> dict[str, Any] | None:
@@ -173,6 +194,7 @@ def answer_plan(
     revision: int | None = None,
     actor: str = "user",
     grants: list[PermissionRule | dict[str, Any]] | None = None,
+    scope: dict[str, list[str]] | str | None = None,
 ) -> UserConfirmResultEvent:
     """Builds the ``UserConfirmResultEvent`` that answers a parked ``plan_exit``.
 
@@ -182,13 +204,15 @@ def answer_plan(
     the parked call is found in state and ``revision`` (if given) must be the pending one.
     ``grants`` (approvals only) are allow rules — ``PermissionRule`` or
     ``{"tool_name", "rule_content"}`` — added on approval and removed when plan mode is
-    entered again. Given an Agent or AgentState and a ``revision``, a human edit of the plan
+    entered again. ``scope`` (approvals only) replaces the plan's declared scope for the build
+    phase: ``{"paths": [...], "commands": [...]}``, or ``"none"`` for no scope; None (or
+    ``"declared"``) keeps the declared one. Given an Agent or AgentState and a ``revision``, a human edit of the plan
     file since that revision is recorded as a new revision and PlanStateError names it: the
     answer approves exactly the text reviewed. Every rule is the Rust core's (``InvalidInputError``
     for a malformed answer, ``PlanStateError`` for one that does not fit the pending request).
     Pass the event to ``agent.reply(...)`` in this process. The same event sent from elsewhere
     (e.g. to the app's ``POST /chat/``) counts as the session user's own confirmation: its actor
-    is derived on the server and it cannot switch modes or grant rules.
+    is derived on the server and it cannot switch modes, grant rules or widen the scope.
     """
     if not isinstance(decision, str):
         raise InvalidInputError(f"decision must be a str, got {type(decision).__name__}")
@@ -197,7 +221,7 @@ def answer_plan(
         raise InvalidInputError(f"revision must be an int, got {revision!r}")
     answer = {"decision": decision, "actor": actor, "feedback": feedback, "edited_plan": edited_plan,
               "next_mode": mode, "revision": revision,
-              "grants": [_grant(g) for g in grants] if grants else None}  # fmt: skip
+              "grants": [_grant(g) for g in grants] if grants else None, "scope": scope}  # fmt: skip
     answer = {k: v for k, v in answer.items() if v is not None}
     if isinstance(event_or_agent_or_state, RequireUserConfirmEvent):
         reply_id = event_or_agent_or_state.reply_id

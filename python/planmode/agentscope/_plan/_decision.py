@@ -8,8 +8,8 @@ Three channels (the Rust core judges what each may carry):
   (by call id and content digest), so an event forged elsewhere cannot pass as one.
 * ``chat``: any other confirmation of the parked call (a client of the app's chat route, a
   plain ``ConfirmResult``): the session user's own answer. Its actor is derived on the server,
-  never taken from the payload, and it cannot switch modes or grant rules unless the
-  deployment opts in (``PlanMode(chat_answers_may_escalate=True)``).
+  never taken from the payload, and it cannot switch modes, grant rules or widen the plan's
+  scope unless the deployment opts in (``PlanMode(chat_answers_may_escalate=True)``).
 
 A ``plan_exit`` call that arrives already allowed without such an answer (a custom model or
 middleware produced it) is refused by the gate: only the exact call parked in state, with an
@@ -97,6 +97,7 @@ def accept_confirmation(plan: PlanHost, state: AgentState, book: PlanBook, event
             str(payload.get("decision") or "approve"), actor, channel=channel,
             feedback=payload.get("feedback"), edited_plan=payload.get("edited_plan"),
             revision=payload.get("revision"), next_mode=payload.get("next_mode"), grants=payload.get("grants"),
+            scope=payload.get("scope"),
             may_escalate=plan.config.chat_answers_may_escalate,
             lease_secs=plan.config.decision_lease_secs,
         )  # fmt: skip

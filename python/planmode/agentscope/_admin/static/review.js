@@ -42,6 +42,12 @@
     const feedback = field("feedback").trim();
     if (feedback) body.feedback = feedback;
     if (decision === "approve_with_edits") body.edited_plan = field("editor");
+    const scopeMode = field("scope-mode");
+    const lines = (id) => field(id).split("\n").map((line) => line.trim()).filter((line) => line);
+    if (decision.startsWith("approve") && scopeMode === "none") body.scope = "none";
+    if (decision.startsWith("approve") && scopeMode === "custom") {
+      body.scope = { paths: lines("scope-paths"), commands: lines("scope-commands") };
+    }
     const headers = {
       "Content-Type": "application/json",
       "X-Admin-Token": field("token"),
@@ -69,6 +75,10 @@
       result.className = "error";
     }
   }
+
+  ["scope-paths", "scope-commands"].forEach((id) => {
+    document.getElementById(id).addEventListener("input", () => { document.getElementById("scope-mode").value = "custom"; });
+  });
 
   form.querySelectorAll("button[data-decision]").forEach((button) => {
     button.addEventListener("click", () => {
