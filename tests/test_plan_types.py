@@ -28,11 +28,13 @@ def literal_aliases() -> dict[str, tuple[str, ...]]:
     """Every ``Name: TypeAlias = Literal[...]`` of the stub."""
     found = {}
     for node in STUB.body:
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(node.value, ast.Subscript):
-            if isinstance(node.value.value, ast.Name) and node.value.value.id == "Literal":
-                s = node.value.slice
-                elts = s.elts if isinstance(s, ast.Tuple) else [s]
-                found[node.target.id] = tuple(e.value for e in elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+        if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                and isinstance(node.value, ast.Subscript)):
+            continue
+        if isinstance(node.value.value, ast.Name) and node.value.value.id == "Literal":
+            s = node.value.slice
+            elts = s.elts if isinstance(s, ast.Tuple) else [s]
+            found[node.target.id] = tuple(e.value for e in elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
     return found
 
 

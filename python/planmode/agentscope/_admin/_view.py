@@ -36,9 +36,10 @@ def disk_view(state: AgentState, workdir: str) -> dict[str, Any] | None:
                 "error": str(exc)}  # fmt: skip
     if view is None:
         return None
+    shown: dict[str, Any] = dict(view)
     if not view["edited_on_disk"]:
-        view.pop("text")
-    return dict(view)
+        shown.pop("text")
+    return shown
 
 
 def previous_plan_content(state: AgentState) -> str | None:

@@ -24,6 +24,8 @@ from ._texts import ANSWER_KEY, PLAN_EXIT
 if TYPE_CHECKING:
     from agentscope.agent import Agent
 
+    from ..._core import _AuditEntry, _Grant, _Pending, _Scope, _Step, _StepChange, _Todo, _Trimmed
+
 
 @dataclass(frozen=True)
 class PlanStatus:
@@ -43,19 +45,19 @@ class PlanStatus:
     """The latest revision's text, from state."""
     approved_revision: int | None
     exited_by: str | None
-    pending: dict[str, Any] | None
-    todos: list[dict[str, Any]] = field(default_factory=list)
-    audit: list[dict[str, Any]] = field(default_factory=list)
+    pending: _Pending | None
+    todos: list[_Todo] = field(default_factory=list)
+    audit: list[_AuditEntry] = field(default_factory=list)
     revisions: list[dict[str, Any]] = field(default_factory=list)
     """Revision metadata (number, sha256, bytes, author, edited_by_user, at), without text."""
-    grants: list[dict[str, Any]] = field(default_factory=list)
+    grants: list[_Grant] = field(default_factory=list)
     """Allow rules granted with the last approval (tool_name, rule_content, revision)."""
     plan_relpath: str | None = None
     """The plan file relative to the workspace (e.g. ``plans/PLAN.md``)."""
     decision_in_flight: dict[str, Any] | None = None
     """The accepted answer waiting for the parked reply to apply it (``live``: it still blocks
     other decisions and forced exits), or None."""
-    trimmed: dict[str, int] = field(default_factory=dict)
+    trimmed: _Trimmed | dict[str, int] = field(default_factory=dict)
     """What bounding the state dropped: revision_texts, revision_records, audit_entries, folded_refusals."""
     shell_protection: str = "none"
     """What protects plan-mode shell commands: ``none`` (no shell while planning),
@@ -65,15 +67,15 @@ class PlanStatus:
     its status says ``none``."""
     shell_sandbox_abi: int | None = None
     """The Landlock ABI version the sandbox uses (None when no sandbox applies)."""
-    steps: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[_Step] = field(default_factory=list)
     """The latest revision's steps: ``{id, text, status}`` (status of the todo carrying the step, or None)."""
-    step_changes: list[dict[str, Any]] | None = field(default_factory=list)
+    step_changes: list[_StepChange] | None = field(default_factory=list)
     """Per-step diff from the previous revision: ``{id, change, text, old_text, moved}``; None when
     the previous revision's text was pruned (``max_revisions_kept``)."""
-    scope: dict[str, list[str]] | None = None
+    scope: _Scope | None = None
     """The scope the latest revision declares: ``{paths, commands}`` (path globs and command
     patterns from its "Scope" / "Files" section), or None."""
-    approved_scope: dict[str, list[str]] | None = None
+    approved_scope: _Scope | None = None
     """The scope the build phase is held to (the declared one, or the reviewer's choice made with
     the approval), or None."""
     progress: list[dict[str, Any]] = field(default_factory=list)
@@ -102,7 +104,7 @@ def plan_status(agent_or_state: Agent | AgentState) -> PlanStatus:
     )
 
 
-def _step_changes(book: PlanBook) -> list[dict[str, Any]] | None:
+def _step_changes(book: PlanBook) -> list[_StepChange] | None:
     try:
         return book.step_diff()
     except InvalidInputError:
@@ -121,9 +123,9 @@ def _progress(book: PlanBook) -> list[dict[str, Any]]:
 
 
 def _in_flight(book: PlanBook) -> dict[str, Any] | None:
-    pending = book.pending or {}
-    claim = pending.get("claim")
-    if not claim:
+    pending = book.pending
+    claim = pending.get("claim") if pending is not None else None
+    if pending is None or not claim:
         return None
     shown = {k: v for k, v in claim.items() if k != "edited_plan"}
     return {**shown, "tool_call_id": pending["tool_call_id"], "live": book.live_claim is not None}

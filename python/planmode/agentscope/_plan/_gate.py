@@ -35,6 +35,7 @@ from ._tools import plan_tools, summary_of
 if TYPE_CHECKING:
     from agentscope.agent import Agent
 
+    from ..._core import _Todo
     from ._config import SubagentPolicy
     from ._host import PlanHost
 
@@ -186,7 +187,7 @@ class PlanModeMiddleware(MiddlewareBase):
         async for event in next_handler(**input_kwargs):
             yield event
 
-    def _note(self, agent: Agent) -> tuple[str | None, list[dict[str, Any]]]:
+    def _note(self, agent: Agent) -> tuple[str | None, list[_Todo]]:
         """Where the model stands (in `<plan-mode>` tags, None when nothing to say) and the todos."""
         book = self.plan.files.load(agent.state)
         todos = book.todos

@@ -3,6 +3,7 @@ entered again (only the rules plan mode added)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentscope.permission import PermissionBehavior, PermissionRule
@@ -12,7 +13,7 @@ from agentscope.state import AgentState
 GRANT_SOURCE = "planmode:approval"
 
 
-def add_grants(state: AgentState, grants: list[dict[str, Any]]) -> None:
+def add_grants(state: AgentState, grants: Sequence[Mapping[str, Any]]) -> None:
     """Adds the approval's grants as allow rules (in place: the engine reads this context)."""
     rules = state.permission_context.allow_rules
     for g in grants:
@@ -22,7 +23,7 @@ def add_grants(state: AgentState, grants: list[dict[str, Any]]) -> None:
                                            behavior=PermissionBehavior.ALLOW, source=GRANT_SOURCE))
 
 
-def revoke_grants(state: AgentState, grants: list[dict[str, Any]]) -> None:
+def revoke_grants(state: AgentState, grants: Sequence[Mapping[str, Any]]) -> None:
     """Removes expired grants (only the rules plan mode added) from the allow rules."""
     rules = state.permission_context.allow_rules
     for g in grants:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 PLAN_ENTER = "plan_enter"
@@ -223,7 +224,7 @@ def cancelled_by(actor: str) -> str:
     )
 
 
-def todo_summary(todos: list[dict[str, Any]]) -> str:
+def todo_summary(todos: Sequence[Mapping[str, Any]]) -> str:
     """todo_write's result: counts and the list in `<todos>` tags, with [x] / [~] / [ ] marks."""
     if not todos:
         return "Todo list cleared (0 items)."
@@ -235,7 +236,7 @@ def todo_summary(todos: list[dict[str, Any]]) -> str:
     return head + "\n" + todos_block(todos)
 
 
-def todo_lines(todos: list[dict[str, Any]]) -> str:
+def todo_lines(todos: Sequence[Mapping[str, Any]]) -> str:
     """One line per todo: `- [~] content (priority: high)`."""
     mark = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
     return "\n".join(
@@ -310,7 +311,7 @@ def child_note() -> str:
 EMPTY_TODOS = "<todos>\n(no items)\n</todos>"
 
 
-def todos_block(todos: list[dict[str, Any]]) -> str:
+def todos_block(todos: Sequence[Mapping[str, Any]]) -> str:
     """The todo list in `<todos>` tags, as todo_write's result and the notes show it."""
     return f"<todos>\n{todo_lines(todos)}\n</todos>" if todos else EMPTY_TODOS
 
