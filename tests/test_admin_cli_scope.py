@@ -10,9 +10,9 @@ import sys
 from typing import Any
 
 import pytest
-from admin_fixtures import TOKEN, USER, one_node  # noqa: F401  (fixture)
+from admin_fixtures import TOKEN, USER
 
-from planmode.agentscope._admin._nodes import (
+from devtools.nodes import (
     AppNode,
     create_scripted_session,
     get_plan,
@@ -20,7 +20,7 @@ from planmode.agentscope._admin._nodes import (
     settled_in,
     wait_for,
 )
-from planmode.agentscope.scripted_app import planning_script, script_message
+from devtools.scripted_app import planning_script, script_message
 
 PLAN = "# Fix the parser\n\n1. Fix `src/app.py`\n2. Run the tests\n\n## Scope\n- `src/**/*.py`\n- `$ pytest -q*`\n"
 DECLARED = {"paths": ["src/**/*.py"], "commands": ["pytest -q*"]}

@@ -9,11 +9,11 @@ from typing import Any
 
 import httpx
 import jsonschema
-from admin_fixtures import TOKEN, client, one_node  # noqa: F401  (fixtures)
+from admin_fixtures import TOKEN
 
+from devtools.nodes import create_scripted_session, send_user_text, settled_in, wait_for
+from devtools.scripted_app import planning_script, script_message
 from planmode.agentscope import PlanStatus
-from planmode.agentscope._admin._nodes import create_scripted_session, send_user_text, settled_in, wait_for
-from planmode.agentscope.scripted_app import planning_script, script_message
 
 PREFIX = "/v1/admin"
 PLAN = "# Plan\n\n1. Fix `src/app.py`\n2. Run the tests\n\n## Scope\n- `src/**/*.py`\n"

@@ -12,13 +12,13 @@ from typing import Any
 import httpx
 import pytest
 from _plan_support import confirm_request, make_agent, results, run, text_of
-from admin_fixtures import TOKEN, client, one_node  # noqa: F401  (fixtures)
+from admin_fixtures import TOKEN
 from agentscope.event import ConfirmResult, UserConfirmResultEvent
 
+from devtools.nodes import create_scripted_session, get_plan, send_user_text, settled_in, wait_for
+from devtools.scripted_app import planning_script, script_message
 from planmode.agentscope import PlanMode, answer_plan, call_tool, plan_status, say
-from planmode.agentscope._admin._nodes import create_scripted_session, get_plan, send_user_text, settled_in, wait_for
-from planmode.agentscope._plan import _store
-from planmode.agentscope.scripted_app import planning_script, script_message
+from planmode.agentscope._plan import _state
 from planmode.exceptions import InvalidInputError, PlanStateError
 
 SCOPED = ("# Fix the parser\n\n## Steps\n1. Fix `src/app.py`\n2. Run the tests\n\n"
@@ -130,7 +130,7 @@ async def test_an_absolute_path_inside_the_workspace_becomes_relative(tmp_path: 
     model.extend([say("building")])
     await run(agent, answer_plan(agent, "approve", revision=1, scope={"paths": [str(tmp_path / "src" / "app.py")]}))
     assert plan_status(agent).approved_scope == {"paths": ["src/app.py"], "commands": []}
-    book = _store.load(agent.state)
+    book = _state.load(agent.state)
     assert book.scope_allows("path", "src/app.py") and not book.scope_allows("path", "src/other.py")
 
 
