@@ -3,6 +3,7 @@
 
 use super::content::sha256_hex;
 use super::error::{PlanError, PlanResult};
+use super::machine::Limits;
 use super::path::Workspace;
 use super::state::PlanState;
 
@@ -17,7 +18,7 @@ pub struct FileView {
     pub sha256: Option<String>,
     /// Its text.
     pub text: Option<String>,
-    /// True when it equals the latest revision.
+    /// True when it equals the latest revision (or its progress mirror while building).
     pub matches_state: Option<bool>,
     /// True when it holds text no revision has: a human edit nobody reviewed yet.
     pub edited_on_disk: bool,
@@ -44,7 +45,7 @@ impl PlanState {
             Ok(Some(text)) => {
                 let sha = sha256_hex(&text);
                 view.exists = true;
-                view.matches_state = self.latest().map(|r| r.sha256 == sha);
+                view.matches_state = self.expected_file_text().map(|t| t == text);
                 view.edited_on_disk = self.is_human_edit(&text);
                 view.sha256 = Some(sha);
                 view.text = Some(text);
@@ -64,31 +65,64 @@ impl PlanState {
         Ok(ws.read(rel, max_bytes)?.filter(|t| self.is_human_edit(t)))
     }
 
-    /// Writes the latest revision to the plan file when the file is missing or holds a stale
-    /// copy of an older revision; never overwrites a human edit. Returns true when it wrote.
-    pub fn restore_file(&self, ws: &Workspace, max_bytes: usize) -> PlanResult<bool> {
-        let Some(rel) = self.plan_path.as_deref() else {
+    /// Writes what the plan file should hold (the latest revision, or its progress mirror while
+    /// building after an approval) when the file is missing, a stale copy of an older revision,
+    /// or a mirror of other progress; never overwrites a human edit. Returns true when it wrote.
+    pub fn restore_file(&mut self, ws: &Workspace, max_bytes: usize) -> PlanResult<bool> {
+        let Some(rel) = self.plan_path.clone() else {
             return Ok(false);
         };
         let Some(latest) = self.latest() else {
             return Ok(false);
         };
-        let content = latest
-            .content
-            .as_deref()
-            .ok_or_else(|| PlanError::StateLoad("the latest revision has no content".into()))?;
-        let stale = match ws.read(rel, max_bytes) {
+        if latest.content.is_none() {
+            return Err(PlanError::StateLoad("the latest revision has no content".into()));
+        }
+        let number = latest.number;
+        let expected = self.expected_file_text().unwrap_or_default();
+        let stale = match ws.read(&rel, max_bytes) {
             Ok(None) => true,
             Ok(Some(text)) => {
                 let sha = sha256_hex(&text);
-                sha != latest.sha256 && self.revisions.iter().any(|r| r.sha256 == sha)
+                text != expected && (self.revisions.iter().any(|r| r.sha256 == sha) || self.is_mirror(&text))
             }
             Err(PlanError::Io(_) | PlanError::InvalidInput(_)) => false,
             Err(e) => return Err(e),
         };
         if stale {
-            ws.write_atomic(rel, content)?;
+            ws.write_atomic(&rel, &expected)?;
+            if self.built_after_approval() {
+                self.mirrored = Some(number);
+            }
         }
         Ok(stale)
+    }
+
+    /// Mirrors progress into the plan file while building after an approval: a human edit
+    /// found there is first recorded as a revision (by `actor`), then the file is rewritten
+    /// when it does not show the progress yet. Returns `(wrote, recorded revision)`; does
+    /// nothing in other phases. Errors (an unsafe or unreadable file) change nothing.
+    pub fn mirror_progress(
+        &mut self,
+        ws: &Workspace,
+        actor: &str,
+        at: &str,
+        limits: &Limits,
+    ) -> PlanResult<(bool, Option<u32>)> {
+        if !self.built_after_approval() {
+            return Ok((false, None));
+        }
+        let mut next = self.clone();
+        let recorded = match next.read_for_sync(ws, limits.max_plan_bytes)? {
+            Some(text) => Some(next.record_file_edit(&text, actor, at, limits)?.revision),
+            None => None,
+        };
+        if let Some(rel) = next.plan_path.as_deref() {
+            // Refuse an unsafe file (a symlink, a hard link) before writing anything.
+            ws.read(rel, limits.max_plan_bytes)?;
+        }
+        let wrote = next.restore_file(ws, limits.max_plan_bytes)?;
+        *self = next;
+        Ok((wrote, recorded))
     }
 }

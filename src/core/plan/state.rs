@@ -290,6 +290,9 @@ pub struct PlanState {
     /// What bounding the state dropped so far.
     #[serde(default)]
     pub trimmed: super::bounds::Trimmed,
+    /// The revision whose progress mirror was last written to the plan file (see `progress`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mirrored: Option<u32>,
     /// How much history this state keeps (configuration, not stored).
     #[serde(skip)]
     pub bounds: super::bounds::Bounds,
