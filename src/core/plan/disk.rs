@@ -3,7 +3,6 @@
 
 use super::content::sha256_hex;
 use super::error::{PlanError, PlanResult};
-use super::machine::Limits;
 use super::path::Workspace;
 use super::state::PlanState;
 
@@ -98,31 +97,17 @@ impl PlanState {
         Ok(stale)
     }
 
-    /// Mirrors progress into the plan file while building after an approval: a human edit
-    /// found there is first recorded as a revision (by `actor`), then the file is rewritten
-    /// when it does not show the progress yet. Returns `(wrote, recorded revision)`; does
-    /// nothing in other phases. Errors (an unsafe or unreadable file) change nothing.
-    pub fn mirror_progress(
-        &mut self,
-        ws: &Workspace,
-        actor: &str,
-        at: &str,
-        limits: &Limits,
-    ) -> PlanResult<(bool, Option<u32>)> {
-        if !self.built_after_approval() {
-            return Ok((false, None));
+    /// Mirrors the todos' progress into the plan file while it is mirrored (see `progress`):
+    /// rewrites the file when it does not show the progress yet. Returns `(wrote, human_edit)`:
+    /// a file holding a human edit is left as it is (`human_edit` true; `sync_file` records it).
+    /// Does nothing in other phases. Errors (an unsafe or unreadable file) change nothing.
+    pub fn mirror_progress(&mut self, ws: &Workspace, max_bytes: usize) -> PlanResult<(bool, bool)> {
+        if self.mirror_text().is_none() {
+            return Ok((false, false));
         }
-        let mut next = self.clone();
-        let recorded = match next.read_for_sync(ws, limits.max_plan_bytes)? {
-            Some(text) => Some(next.record_file_edit(&text, actor, at, limits)?.revision),
-            None => None,
-        };
-        if let Some(rel) = next.plan_path.as_deref() {
-            // Refuse an unsafe file (a symlink, a hard link) before writing anything.
-            ws.read(rel, limits.max_plan_bytes)?;
+        if self.read_for_sync(ws, max_bytes)?.is_some() {
+            return Ok((false, true));
         }
-        let wrote = next.restore_file(ws, limits.max_plan_bytes)?;
-        *self = next;
-        Ok((wrote, recorded))
+        Ok((self.restore_file(ws, max_bytes)?, false))
     }
 }

@@ -1,9 +1,10 @@
-//! Progress mirrored into the plan file: while building after an approval, the file shows the
-//! latest revision (the approved one, or a human's later edit of it) with each step's mark set
-//! from the todo carrying the step (`[ ]` pending, `[~]` in progress, `[x]` completed). The
-//! mirror is not a revision: a file that differs from the mirrored revision only by marks is
-//! not a human edit. Planning and awaiting approval show the plain revision (the review sees
-//! exactly the text it approves); re-entering plan mode ends the mirroring.
+//! Progress mirrored into the plan file: while building after an approval, and while the approved
+//! revision is the latest, the file shows it with each step's mark set from the todo carrying the
+//! step (`[x]` completed, `[ ]` otherwise; a step no todo carries keeps its mark). The mirror is
+//! not a revision: a file that differs from the mirrored revision only by marks is not a human
+//! edit. Planning and awaiting approval show the plain revision (the review sees exactly the text
+//! it approves); a human edit is never written over (once recorded it is the latest revision and
+//! mirroring stops); re-entering plan mode ends the mirroring.
 
 use super::state::{AuditKind, Decision, Phase, PlanState, Revision};
 use super::steps::{parse_steps, set_marks, strip_marks};
@@ -26,10 +27,10 @@ impl PlanState {
         self.built_after_approval()
             .then(|| self.latest())
             .flatten()
-            .filter(|r| r.content.is_some())
+            .filter(|r| r.content.is_some() && Some(r.number) == self.approved_revision)
     }
 
-    /// The latest revision's text with the todos' progress marked on its steps; None when
+    /// The approved revision's text with the todos' progress marked on its steps; None when
     /// progress is not mirrored now.
     pub fn mirror_text(&self) -> Option<String> {
         let revision = self.mirrored_source()?;
@@ -101,59 +102,71 @@ mod tests {
         (s, ws)
     }
 
+    const M: usize = 1 << 20;
+
     #[test]
     fn mirrors_progress_without_a_revision_and_keeps_ids() {
         let dir = tempfile_dir();
         let (mut s, ws) = approved(&dir);
         let ids_before = super::super::step_ids::steps_of(&s, None).unwrap();
-        assert_eq!(
-            s.mirror_progress(&ws, "user", "t", &Limits::default()).unwrap(),
-            (true, None)
-        );
-        let file = ws.read("plans/PLAN.md", 1 << 20).unwrap().unwrap();
-        assert_eq!(
-            file,
-            "# Plan\n\n1. [~] Read the code\n2. Change the check\n- [ ] Run the tests\n"
-        );
+        // Seeded: one in progress, nothing done yet: the file is the approved text.
+        assert_eq!(s.mirror_progress(&ws, M).unwrap(), (false, false));
         s.todos[0].status = TodoStatus::Completed;
         s.todos[1].status = TodoStatus::InProgress;
-        assert_eq!(
-            s.mirror_progress(&ws, "user", "t", &Limits::default()).unwrap(),
-            (true, None)
-        );
-        let file = ws.read("plans/PLAN.md", 1 << 20).unwrap().unwrap();
+        assert_eq!(s.mirror_progress(&ws, M).unwrap(), (true, false));
+        let file = ws.read("plans/PLAN.md", M).unwrap().unwrap();
         assert_eq!(
             file,
-            "# Plan\n\n1. [x] Read the code\n2. [~] Change the check\n- [ ] Run the tests\n"
+            "# Plan\n\n1. [x] Read the code\n2. Change the check\n- [ ] Run the tests\n"
         );
-        assert_eq!(s.revisions.len(), 1);
-        assert!(!s.is_human_edit(&file) && s.read_for_sync(&ws, 1 << 20).unwrap().is_none());
-        // Ids read from the mirror are the revision's.
-        let mut probe = s.clone();
-        probe.revisions[0].step_ids.clear();
+        s.todos[1].status = TodoStatus::Completed;
+        s.todos[2].status = TodoStatus::Completed;
+        assert_eq!(s.mirror_progress(&ws, M).unwrap(), (true, false));
+        let file = ws.read("plans/PLAN.md", M).unwrap().unwrap();
         assert_eq!(
-            super::super::step_ids::ids_for_new_revision(&probe.revisions, &file).len(),
-            3
+            file,
+            "# Plan\n\n1. [x] Read the code\n2. [x] Change the check\n- [x] Run the tests\n"
         );
+        assert_eq!((s.revisions.len(), s.mirrored), (1, Some(1)));
+        assert!(!s.is_human_edit(&file) && s.read_for_sync(&ws, M).unwrap().is_none());
+        assert_eq!(s.inspect_file(&ws, M).unwrap().matches_state, Some(true));
+        // The marks change no step: the ids read back are the revision's.
         assert_eq!(
             super::super::steps::numbered_steps(&file),
             super::super::steps::numbered_steps(PLAN)
         );
+        let ids = super::super::step_ids::ids_for_new_revision(&s.revisions, &file);
+        assert_eq!(ids, s.revisions[0].step_ids);
         assert_eq!(super::super::step_ids::steps_of(&s, None).unwrap(), ids_before);
-        // Nothing to do when it already shows the progress.
         assert_eq!(
-            s.mirror_progress(&ws, "user", "t", &Limits::default()).unwrap(),
-            (false, None)
+            s.mirror_progress(&ws, M).unwrap(),
+            (false, false),
+            "already shown"
         );
-        // A real edit is still one, and is recorded before the mirror is written again.
-        let edited = file.replace("Run the tests", "Run the whole suite");
+        // A human ticking or unticking a box is no edit; the next mirror puts the progress back.
+        ws.write_atomic("plans/PLAN.md", PLAN).unwrap();
+        assert!(!s.is_human_edit(PLAN));
+        assert_eq!(s.mirror_progress(&ws, M).unwrap(), (true, false));
+        // Any other edit is one, exactly as before: left alone, then recorded by sync.
+        let edited = file.replace("Run the tests", "Run all the tests again");
         ws.write_atomic("plans/PLAN.md", &edited).unwrap();
-        assert!(s.is_human_edit(&edited));
+        assert!(s.is_human_edit(&edited) && s.inspect_file(&ws, M).unwrap().edited_on_disk);
+        assert_eq!(s.mirror_progress(&ws, M).unwrap(), (false, true));
         assert_eq!(
-            s.mirror_progress(&ws, "user", "t", &Limits::default()).unwrap(),
-            (false, Some(2))
+            ws.read("plans/PLAN.md", M).unwrap().as_deref(),
+            Some(edited.as_str())
         );
-        assert!(s.revisions[1].edited_by_user && s.approved_revision == Some(1));
+        let out = s
+            .record_file_edit(&edited, "user", "t", &Limits::default())
+            .unwrap();
+        assert!(out.revision == 2 && s.revisions[1].edited_by_user && s.approved_revision == Some(1));
+        assert_eq!(
+            s.revisions[1].step_ids, s.revisions[0].step_ids,
+            "the edit keeps the ids"
+        );
+        // The latest revision is not the approved one any more: nothing is mirrored into it.
+        assert_eq!(s.mirror_text(), None);
+        assert_eq!(s.mirror_progress(&ws, M).unwrap(), (false, false));
         let _ = std::fs::remove_dir_all(dir);
     }
 
@@ -163,23 +176,17 @@ mod tests {
         let (mut s, ws) = approved(&dir);
         s.todos[0].status = TodoStatus::Completed;
         s.todos[1].status = TodoStatus::InProgress;
-        s.mirror_progress(&ws, "user", "t", &Limits::default()).unwrap();
+        s.mirror_progress(&ws, M).unwrap();
         s.enter("model", "t").unwrap();
-        let file = ws.read("plans/PLAN.md", 1 << 20).unwrap().unwrap();
+        let file = ws.read("plans/PLAN.md", M).unwrap().unwrap();
         assert!(
             file.contains("[x]") && !s.is_human_edit(&file),
             "the old mirror is not an edit"
         );
-        assert!(s.read_for_sync(&ws, 1 << 20).unwrap().is_none());
-        assert!(
-            s.restore_file(&ws, 1 << 20).unwrap(),
-            "the plain text is put back"
-        );
-        assert_eq!(ws.read("plans/PLAN.md", 1 << 20).unwrap().as_deref(), Some(PLAN));
-        assert_eq!(
-            s.mirror_progress(&ws, "user", "t", &Limits::default()).unwrap(),
-            (false, None)
-        );
+        assert!(s.read_for_sync(&ws, M).unwrap().is_none());
+        assert!(s.restore_file(&ws, M).unwrap(), "the plain text is put back");
+        assert_eq!(ws.read("plans/PLAN.md", M).unwrap().as_deref(), Some(PLAN));
+        assert_eq!(s.mirror_progress(&ws, M).unwrap(), (false, false));
         // While planning, ticking a box of a revision never mirrored is a human edit, as before.
         s.write("1. Another plan\n", "model", "t", &Limits::default())
             .unwrap();
@@ -191,12 +198,12 @@ mod tests {
     fn an_unsafe_file_is_refused_and_nothing_changes() {
         let dir = tempfile_dir();
         let (mut s, ws) = approved(&dir);
+        s.todos[0].status = TodoStatus::Completed;
+        s.todos[1].status = TodoStatus::InProgress;
         let plan = dir.join("plans/PLAN.md");
         std::fs::hard_link(&plan, dir.join("other.md")).unwrap();
         let before = s.clone();
-        let err = s
-            .mirror_progress(&ws, "user", "t", &Limits::default())
-            .unwrap_err();
+        let err = s.mirror_progress(&ws, M).unwrap_err();
         assert!(err.to_string().contains("hard links"), "{err}");
         assert_eq!(s, before);
         assert_eq!(std::fs::read_to_string(&plan).unwrap(), PLAN);

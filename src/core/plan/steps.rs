@@ -3,8 +3,9 @@
 //! details a structured plan renders under a step (`- id:`, `- files:`, `- action:`; see
 //! `render`), and the progress marks mirrored into the plan file (see `progress`).
 //!
-//! A step's mark is the box right after its list marker: `[ ]` pending, `[~]` in progress,
-//! `[x]` completed. Marks are not part of the step's text, so they never change its id.
+//! A step's mark is the box right after its list marker: `[x]` (or `[X]`) done, `[ ]` (or `[~]`,
+//! as todo lists show work in progress) not done. Marks are not part of the step's text, so they
+//! never change its id.
 
 use super::todo::{MAX_TODO_CHARS, MAX_TODOS, TodoStatus};
 
@@ -185,18 +186,17 @@ fn boxed(body: &str) -> Option<&str> {
     rest.starts_with([' ', '\t']).then_some(rest)
 }
 
-/// The box of a status.
+/// The box of a status: ticked when completed (the file shows what is done, not what is under way).
 fn box_of(status: TodoStatus) -> &'static str {
     match status {
-        TodoStatus::Pending => "[ ]",
-        TodoStatus::InProgress => "[~]",
         TodoStatus::Completed => "[x]",
+        TodoStatus::Pending | TodoStatus::InProgress => "[ ]",
     }
 }
 
 /// `plan` with each step's mark set from `marks` (one per step of [`parse_steps`], `None`: left
-/// as written): a task item's box becomes `[ ]`, `[~]` or `[x]`; a numbered item gets `[~] ` or
-/// `[x] ` (a pending one keeps the box it has, or none). Nothing else changes.
+/// as written): a completed step's box becomes `[x]` (a numbered item without one gets `[x] `);
+/// another step's box becomes `[ ]` (a numbered item without one stays without). Nothing else changes.
 pub fn set_marks(plan: &str, marks: &[Option<TodoStatus>]) -> String {
     rewrite_marks(plan, |i| marks.get(i).copied().flatten().map(Some))
 }
@@ -236,7 +236,7 @@ fn remark(out: &mut String, line: &str, step: &Step, status: Option<TodoStatus>)
             out.push_str(after.strip_prefix([' ', '\t']).unwrap_or(after));
             return;
         }
-        (true, Some(s)) if has_box || s != TodoStatus::Pending => {
+        (true, Some(s)) if has_box || s == TodoStatus::Completed => {
             out.push_str(box_of(s));
             if !has_box {
                 out.push(' ');
@@ -296,7 +296,11 @@ mod tests {
         let marked = set_marks(plan, &[Some(Completed), Some(Pending), Some(InProgress), None]);
         assert_eq!(
             marked,
-            "# P\r\n1. [x] One\r\n2. [ ] Two\n- [~] Three\n   - files: `a`\n* [X] Four\n```\n1. fenced\n```\n"
+            "# P\r\n1. [x] One\r\n2. [ ] Two\n- [ ] Three\n   - files: `a`\n* [X] Four\n```\n1. fenced\n```\n"
+        );
+        assert_eq!(
+            set_marks("1. a\n- [x] b\n", &[Some(InProgress), Some(InProgress)]),
+            "1. a\n- [ ] b\n"
         );
         assert_eq!(numbered_steps(&marked), numbered_steps(plan));
         assert_eq!(strip_marks(&marked), strip_marks(plan));

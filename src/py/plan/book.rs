@@ -603,23 +603,21 @@ impl PyPlanBook {
     }
 
     /// Mirrors the todos' progress into this node's plan file while building after an approval
-    /// (no new revision): a human edit found there is first recorded as a revision by `actor`.
-    /// Returns `{wrote, recorded}` (`recorded`: that revision, or None); does nothing in other
-    /// phases. Raises, changing nothing, when the file cannot be read or written safely.
-    #[pyo3(signature = (workspace, actor = "user", at = None))]
+    /// of the latest revision (no new revision): completed steps ticked `[x]`. Returns `{wrote,
+    /// human_edit}`; a file holding a human edit is left alone (`human_edit` True: `sync_file`
+    /// records it). Does nothing in other phases. Raises, changing nothing, when the file cannot
+    /// be read or written safely (a symlink, a hard link, not UTF-8, too big).
     fn mirror_progress<'py>(
         &self,
         py: Python<'py>,
         workspace: &PyPlanWorkspace,
-        actor: &str,
-        at: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let mut b = self.inner.lock(py)?;
-        let Book { state, limits } = &mut *b;
-        let at = at_or_now(at);
-        let (wrote, recorded) = py.detach(|| state.mirror_progress(workspace.inner(), actor, &at, limits))?;
+        let max = b.limits.max_plan_bytes;
+        let state = &mut b.state;
+        let (wrote, human_edit) = py.detach(|| state.mirror_progress(workspace.inner(), max))?;
         drop(b);
-        to_py(py, &json!({"wrote": wrote, "recorded": recorded}))
+        to_py(py, &json!({"wrote": wrote, "human_edit": human_edit}))
     }
 
     /// The text the plan file should hold: the latest revision, or while building after an

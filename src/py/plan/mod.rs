@@ -54,6 +54,12 @@ fn plan_steps(text: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 #[pyfunction]
 #[pyo3(signature = (fields, max_bytes = DEFAULT_MAX_PLAN_BYTES))]
 fn render_plan(fields: &Bound<'_, PyAny>, max_bytes: usize) -> PyResult<String> {
+    if let Ok(d) = fields.cast::<pyo3::types::PyDict>()
+        && let Some(content) = d.get_item("content")?
+        && content.is_instance_of::<PyString>()
+    {
+        text_arg(&content, "plan content")?; // names lone surrogates as the content's problem
+    }
     let value = crate::py::convert::to_json_value(fields, "plan_write's arguments")?;
     crate::core::plan::render::plan_text(&value, max_bytes).map_err(PyErr::from)
 }

@@ -68,9 +68,12 @@ ENTER_DESCRIPTION = (
     "to execute. Use this for non-trivial, multi-step, or ambiguous tasks."
 )
 WRITE_DESCRIPTION = (
-    "Create or overwrite the current plan as a markdown document. Pass the COMPLETE plan "
-    "content; it replaces the file. Use clear sections (goal, steps, risks, verification) and "
-    "number the steps (1., 2., ...). Only available in PLAN mode."
+    "Create or overwrite the current plan; it replaces the plan file. Either pass the COMPLETE "
+    "plan as markdown in content (clear sections: goal, steps, risks, verification; number the "
+    "steps 1., 2., ...), or give it structured: steps (each {description, id?, files?, action?}), "
+    "risks, prerequisites, verification and scope {paths, commands}, with content as an optional "
+    "preamble (goal, context) that then holds no steps or sections of its own. The plan file is "
+    "rendered from the fields. Only available in PLAN mode."
 )
 EXIT_DESCRIPTION = (
     "Finish planning and request permission to start executing the plan. This pauses for the "
@@ -233,6 +236,16 @@ def todo_summary(todos: list[dict[str, Any]]) -> str:
         f"{counts['completed']} completed."
     )
     return head + "\n" + todos_block(todos)
+
+
+def mirrored(path: str, outcome: dict[str, Any] | None, error: str | None) -> str:
+    """What todo_write adds about the plan file it mirrors progress into ('' when nothing to say)."""
+    if error is not None:
+        return f'\nNote: progress was not shown in the plan file "{path}": {error}'
+    if outcome and outcome.get("human_edit"):
+        return (f'\nNote: the user has edited the plan file "{path}" since it was approved; it is left '
+                "as they wrote it (progress is not ticked there). Read it: it may change what is left to do.")
+    return ""
 
 
 def todo_lines(todos: list[dict[str, Any]]) -> str:

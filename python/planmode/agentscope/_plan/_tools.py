@@ -10,7 +10,7 @@ from agentscope.permission import PermissionRule
 from agentscope.state import AgentState
 from agentscope.tool import ToolBase, ToolChunk
 
-from ..._core import PlanBook
+from ..._core import PlanBook, render_plan
 from ...exceptions import PlanModeError
 from . import _store, _texts
 from ._texts import ANSWER_KEY
@@ -59,6 +59,22 @@ class _PlanTool(ToolBase):
             return None
         return _error(_texts.UNGATED.format(tool=self.name))
 
+    def plan_file_follows(self, state: AgentState, book: PlanBook) -> str | None:
+        """Brings the plan file in line with ``book``: the todos' progress while building after an
+        approval (a human edit found there is first recorded as a revision), the plain latest revision
+        otherwise. Stores ``book``; returns what to tell the model ('' or a note)."""
+        outcome: dict[str, Any] | None = None
+        error: str | None = None
+        try:
+            if book.phase == "building":
+                outcome = book.mirror_progress(self.plan.workspace)
+            else:
+                book.restore_file(self.plan.workspace, audit=False)
+        except (PlanModeError, OSError) as exc:
+            error = str(exc)
+        _store.save(state, book)
+        return _texts.mirrored(self.plan.abs_path(book), outcome, error) if book.plan_path else ""
+
     def _book(self, state: AgentState) -> PlanBook:
         if not isinstance(state, AgentState):
             raise PlanModeError(f"{self.name} needs the agent state (is_state_injected)")
@@ -78,29 +94,62 @@ class PlanEnter(_PlanTool):
             return refused
         book = self._book(_agent_state)
         how = _store.enter(_agent_state, book, "model")
+        if how == "reentered":
+            self.plan_file_follows(_agent_state, book)  # mirroring ends with the plan
         return _chunk(_texts.entered(self.plan.abs_path(book), how, book.revision), phase=book.phase)
 
 
 class PlanWrite(_PlanTool):
-    """``plan_write(content)``: replace the one plan file atomically (plan mode only)."""
+    """``plan_write(content?, steps?, risks?, prerequisites?, verification?, scope?)``: replace the
+    one plan file atomically (plan mode only). With structured fields the core renders the file
+    (``content`` is then the preamble); bad input is an ERROR naming the field, and nothing is
+    written."""
 
     name = _texts.PLAN_WRITE
     description = _texts.WRITE_DESCRIPTION
     input_schema: dict[str, Any] = {
         "type": "object",
-        "properties": {"content": {"type": "string", "description": "The full markdown plan content."}},
-        "required": ["content"],
+        "properties": {
+            "content": {"type": "string", "description": (
+                "The full markdown plan; with structured fields, an optional preamble (goal, context) "
+                "without steps or sections of its own.")},
+            "steps": {"type": "array", "description": "The plan's steps, in order.", "items": {
+                "type": "object",
+                "properties": {
+                    "description": {"type": "string", "description": "What the step does (one line)."},
+                    "id": {"type": "string", "description": (
+                        "Optional stable id (a lowercase letter, then lowercase letters, digits, - or _; "
+                        "at most 32), kept across revisions. Without one the step gets s1, s2, ...")},
+                    "files": {"type": "array", "items": {"type": "string"}, "description": (
+                        "Optional workspace-relative paths or globs it touches (they join the scope).")},
+                    "action": {"type": "string", "description": "Optional kind of change (edit, create...)."},
+                },
+                "required": ["description"],
+            }},
+            "risks": {"type": "array", "items": {"type": "string"}, "description": "What could go wrong."},
+            "prerequisites": {"type": "array", "items": {"type": "string"},
+                              "description": "What must hold before building."},
+            "verification": {"type": "array", "items": {"type": "string"},
+                             "description": "How the result will be checked."},
+            "scope": {"type": "object", "description": "What the build may touch besides the steps' files.",
+                      "properties": {
+                          "paths": {"type": "array", "items": {"type": "string"},
+                                    "description": "Workspace-relative path globs (** crosses directories)."},
+                          "commands": {"type": "array", "items": {"type": "string"},
+                                       "description": "Shell command patterns (* matches anything)."}}},
+        },
     }
 
-    async def call(self, _agent_state: AgentState, content: Any = None) -> ToolChunk:
+    async def call(self, _agent_state: AgentState, **fields: Any) -> ToolChunk:
         """Records a new revision and writes the plan file; refuses outside plan mode."""
         if (refused := self._ungated(_agent_state)) is not None:
             return refused
         work = self._book(_agent_state)
         try:
+            text = render_plan(fields, self.plan.max_plan_bytes)
             human = self._keep_human_edit(work) if work.phase == "planning" else None
-            result = work.write(content)
-            self.plan.write_plan_file(work, content)
+            result = work.write(text)
+            self.plan.write_plan_file(work, text)
         except (PlanModeError, OSError) as exc:
             return _error(str(exc))
         _store.save(_agent_state, work)
@@ -198,7 +247,7 @@ class PlanExit(_PlanTool):
             _store.save(state, work)
             return _chunk(_texts.not_approved(path, d, actor, unreviewed), ToolResultState.DENIED, **meta)
         seeded = self.plan.seed_todos_on_approval and work.seed_todos_from_plan()
-        _store.save(state, work)
+        self.plan_file_follows(state, work)
         _store.add_grants(state, work.grants)
         if d["next_mode"]:
             _store.apply_mode(state, d["next_mode"], actor)
@@ -249,4 +298,5 @@ class TodoWrite(_PlanTool):
         except PlanModeError as exc:
             return _error(str(exc))
         _store.save(_agent_state, book)
-        return _chunk(_texts.todo_summary(stored))
+        note = self.plan_file_follows(_agent_state, book) if book.phase == "building" else ""
+        return _chunk(_texts.todo_summary(stored) + (note or ""))
