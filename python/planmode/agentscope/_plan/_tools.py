@@ -59,10 +59,10 @@ class _PlanTool(ToolBase):
             return None
         return _error(_texts.UNGATED.format(tool=self.name))
 
-    def plan_file_follows(self, state: AgentState, book: PlanBook) -> str | None:
-        """Brings the plan file in line with ``book``: the todos' progress while building after an
-        approval (a human edit found there is first recorded as a revision), the plain latest revision
-        otherwise. Stores ``book``; returns what to tell the model ('' or a note)."""
+    def plan_file_follows(self, book: PlanBook) -> str:
+        """Brings the plan file in line with ``book`` (the caller stores it after): the todos' progress
+        while building after an approval (a human edit is left alone), the plain latest revision
+        otherwise. Returns what to tell the model ('' or a note)."""
         outcome: dict[str, Any] | None = None
         error: str | None = None
         try:
@@ -72,7 +72,6 @@ class _PlanTool(ToolBase):
                 book.restore_file(self.plan.workspace, audit=False)
         except (PlanModeError, OSError) as exc:
             error = str(exc)
-        _store.save(state, book)
         return _texts.mirrored(self.plan.abs_path(book), outcome, error) if book.plan_path else ""
 
     def _book(self, state: AgentState) -> PlanBook:
@@ -95,7 +94,7 @@ class PlanEnter(_PlanTool):
         book = self._book(_agent_state)
         how = _store.enter(_agent_state, book, "model")
         if how == "reentered":
-            self.plan_file_follows(_agent_state, book)  # mirroring ends with the plan
+            self.plan_file_follows(book)  # mirroring ends with the plan (no state change)
         return _chunk(_texts.entered(self.plan.abs_path(book), how, book.revision), phase=book.phase)
 
 
@@ -247,7 +246,8 @@ class PlanExit(_PlanTool):
             _store.save(state, work)
             return _chunk(_texts.not_approved(path, d, actor, unreviewed), ToolResultState.DENIED, **meta)
         seeded = self.plan.seed_todos_on_approval and work.seed_todos_from_plan()
-        self.plan_file_follows(state, work)
+        self.plan_file_follows(work)
+        _store.save(state, work)
         _store.add_grants(state, work.grants)
         if d["next_mode"]:
             _store.apply_mode(state, d["next_mode"], actor)
@@ -297,6 +297,6 @@ class TodoWrite(_PlanTool):
             stored = book.set_todos(todos)
         except PlanModeError as exc:
             return _error(str(exc))
+        note = self.plan_file_follows(book) if book.phase == "building" else ""
         _store.save(_agent_state, book)
-        note = self.plan_file_follows(_agent_state, book) if book.phase == "building" else ""
-        return _chunk(_texts.todo_summary(stored) + (note or ""))
+        return _chunk(_texts.todo_summary(stored) + note)
