@@ -126,6 +126,12 @@ async def test_restart_keeps_the_mirror_and_re_entry_ends_it(tmp_path: Path) -> 
     # The old machine's file still shows the old mirror: it is no human edit either.
     book = PlanBook(agent2.state.middle_context["planmode"])
     assert "[x]" in plan_file.read_text() and book.human_edit(PlanWorkspace(tmp_path)) is None
+    # A decision that syncs the disk first (bound to revision 1) records nothing for a stale mirror.
+    (machine_b / "plans" / "PLAN.md").write_text(file_b)
+    model2.extend([say("building again")])
+    await run(agent2, answer_plan(agent2.state, "approve", revision=1))
+    status = plan_status(agent2)
+    assert status.phase == "building" and status.revision == status.approved_revision == 1
 
 
 async def test_planning_and_review_see_the_plain_revision(tmp_path: Path) -> None:
