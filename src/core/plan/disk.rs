@@ -17,7 +17,7 @@ pub struct FileView {
     pub sha256: Option<String>,
     /// Its text.
     pub text: Option<String>,
-    /// True when it equals the latest revision.
+    /// True when it equals the latest revision (or its progress mirror while building).
     pub matches_state: Option<bool>,
     /// True when it holds text no revision has: a human edit nobody reviewed yet.
     pub edited_on_disk: bool,
@@ -44,7 +44,7 @@ impl PlanState {
             Ok(Some(text)) => {
                 let sha = sha256_hex(&text);
                 view.exists = true;
-                view.matches_state = self.latest().map(|r| r.sha256 == sha);
+                view.matches_state = self.expected_file_text().map(|t| t == text);
                 view.edited_on_disk = self.is_human_edit(&text);
                 view.sha256 = Some(sha);
                 view.text = Some(text);
@@ -64,31 +64,50 @@ impl PlanState {
         Ok(ws.read(rel, max_bytes)?.filter(|t| self.is_human_edit(t)))
     }
 
-    /// Writes the latest revision to the plan file when the file is missing or holds a stale
-    /// copy of an older revision; never overwrites a human edit. Returns true when it wrote.
-    pub fn restore_file(&self, ws: &Workspace, max_bytes: usize) -> PlanResult<bool> {
-        let Some(rel) = self.plan_path.as_deref() else {
+    /// Writes what the plan file should hold (the latest revision, or its progress mirror while
+    /// building after an approval) when the file is missing, a stale copy of an older revision,
+    /// or a mirror of other progress; never overwrites a human edit. Returns true when it wrote.
+    pub fn restore_file(&mut self, ws: &Workspace, max_bytes: usize) -> PlanResult<bool> {
+        let Some(rel) = self.plan_path.clone() else {
             return Ok(false);
         };
         let Some(latest) = self.latest() else {
             return Ok(false);
         };
-        let content = latest
-            .content
-            .as_deref()
-            .ok_or_else(|| PlanError::StateLoad("the latest revision has no content".into()))?;
-        let stale = match ws.read(rel, max_bytes) {
+        if latest.content.is_none() {
+            return Err(PlanError::StateLoad("the latest revision has no content".into()));
+        }
+        let number = latest.number;
+        let expected = self.expected_file_text().unwrap_or_default();
+        let stale = match ws.read(&rel, max_bytes) {
             Ok(None) => true,
             Ok(Some(text)) => {
                 let sha = sha256_hex(&text);
-                sha != latest.sha256 && self.revisions.iter().any(|r| r.sha256 == sha)
+                text != expected && (self.revisions.iter().any(|r| r.sha256 == sha) || self.is_mirror(&text))
             }
             Err(PlanError::Io(_) | PlanError::InvalidInput(_)) => false,
             Err(e) => return Err(e),
         };
         if stale {
-            ws.write_atomic(rel, content)?;
+            ws.write_atomic(&rel, &expected)?;
+            if self.built_after_approval() {
+                self.mirrored = Some(number);
+            }
         }
         Ok(stale)
+    }
+
+    /// Mirrors the todos' progress into the plan file while it is mirrored (see `progress`):
+    /// rewrites the file when it does not show the progress yet. Returns `(wrote, human_edit)`:
+    /// a file holding a human edit is left as it is (`human_edit` true; `sync_file` records it).
+    /// Does nothing in other phases. Errors (an unsafe or unreadable file) change nothing.
+    pub fn mirror_progress(&mut self, ws: &Workspace, max_bytes: usize) -> PlanResult<(bool, bool)> {
+        if self.mirror_text().is_none() {
+            return Ok((false, false));
+        }
+        if self.read_for_sync(ws, max_bytes)?.is_some() {
+            return Ok((false, true));
+        }
+        Ok((self.restore_file(ws, max_bytes)?, false))
     }
 }

@@ -237,13 +237,13 @@ impl PlanState {
 
     /// True when `text` (the plan file's content) is a human edit: it differs from every
     /// recorded revision. A copy of an older revision (a node that missed later writes) is
-    /// stale, not an edit.
+    /// stale, not an edit, and so is a progress mirror (see `progress`).
     pub fn is_human_edit(&self, text: &str) -> bool {
         if self.latest().is_none() || text.trim().is_empty() {
             return false;
         }
         let sha = sha256_hex(text);
-        !self.revisions.iter().any(|r| r.sha256 == sha)
+        !self.revisions.iter().any(|r| r.sha256 == sha) && !self.is_mirror(text)
     }
 
     /// Checks that `plan_exit` may ask for approval now; returns the revision to approve.
@@ -543,11 +543,7 @@ impl PlanState {
     /// The scope of the approved plan while building after an approval (not after a forced
     /// exit, and it ends when plan mode is entered again); None when it declares none.
     pub fn approved_scope(&self) -> Option<super::scope::Scope> {
-        let last = self.audit.iter().rev().find(|a| {
-            matches!(a.kind, AuditKind::Entered | AuditKind::ForcedExit)
-                || (a.kind == AuditKind::Decision && a.decision.is_some_and(Decision::approves))
-        })?;
-        if self.phase != Phase::Building || last.kind != AuditKind::Decision {
+        if !self.built_after_approval() {
             return None;
         }
         if let Some(choice) = &self.approved_scope_choice {

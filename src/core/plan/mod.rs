@@ -14,6 +14,8 @@ pub mod grant;
 pub mod machine;
 pub mod mode;
 pub mod path;
+pub mod progress;
+pub mod render;
 pub mod report;
 pub mod review;
 pub mod scope;

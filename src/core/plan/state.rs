@@ -314,6 +314,9 @@ pub struct PlanState {
     /// The scope the reviewer chose with the last approval, replacing the declared one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved_scope_choice: Option<super::scope_choice::ScopeChoice>,
+    /// The revision whose progress mirror was last written to the plan file (see `progress`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mirrored: Option<u32>,
     /// How much history this state keeps (configuration, not stored).
     #[serde(skip)]
     pub bounds: super::bounds::Bounds,

@@ -4,12 +4,14 @@
 //! (ignoring case, emphasis and punctuation), then the most similar remaining step (shared
 //! content words, at least [`SIMILAR`]). A matched step keeps its id wherever it moved; an unmatched
 //! one gets the next unused id (`s1`, `s2`, ...), so ids of removed steps are never reused.
+//! A step written with its own id (`- id: \`parse\`` under it, as a structured plan renders
+//! it) keeps that id, and no other step of the revision gets it.
 
 use serde::Serialize;
 
 use super::error::{PlanError, PlanResult};
 use super::state::{PlanState, Revision};
-use super::steps::numbered_steps;
+use super::steps::{numbered_steps, parse_steps};
 
 /// Least likeness (see `overlap`) for a re-worded step to count as the same step.
 pub const SIMILAR: f64 = 0.5;
@@ -48,6 +50,18 @@ fn overlap(a: &[String], b: &[String]) -> f64 {
     (jaccard + contained) / 2.0
 }
 
+/// Longest step id, in characters.
+pub const MAX_ID_CHARS: usize = 32;
+
+/// True for a step id: 1 to [`MAX_ID_CHARS`] characters, a lowercase ASCII letter first, then
+/// lowercase ASCII letters, digits, `-` or `_` (`s3`, `parse-dates`).
+pub fn is_valid_id(id: &str) -> bool {
+    let mut chars = id.chars();
+    id.len() <= MAX_ID_CHARS
+        && chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
 /// The number of an id `s<N>`, if it has that form.
 fn id_number(id: &str) -> Option<u64> {
     id.strip_prefix('s')?.parse().ok()
@@ -56,8 +70,27 @@ fn id_number(id: &str) -> Option<u64> {
 /// Ids for `steps`, matched against `previous` (the prior revision's steps with their ids);
 /// `next` is the first unused id number and is advanced for each new id.
 pub fn assign_ids(steps: &[String], previous: &[(String, String)], next: &mut u64) -> Vec<String> {
+    assign_ids_with(steps, &vec![None; steps.len()], previous, next)
+}
+
+/// Like [`assign_ids`], with the ids the steps were written with (`given[i]`, used once each):
+/// a previous step with a given id is matched to it, and new ids skip every given one.
+pub fn assign_ids_with(
+    steps: &[String],
+    given: &[Option<String>],
+    previous: &[(String, String)],
+    next: &mut u64,
+) -> Vec<String> {
     let mut ids: Vec<Option<String>> = vec![None; steps.len()];
-    let mut taken = vec![false; previous.len()];
+    for (i, id) in given.iter().enumerate().take(steps.len()) {
+        if let Some(id) = id
+            && !ids.contains(&Some(id.clone()))
+        {
+            ids[i] = Some(id.clone());
+        }
+    }
+    let used: Vec<String> = ids.iter().flatten().cloned().collect();
+    let mut taken: Vec<bool> = previous.iter().map(|(id, _)| used.contains(id)).collect();
     let new_words: Vec<Vec<String>> = steps.iter().map(|s| words(s)).collect();
     let old_words: Vec<Vec<String>> = previous.iter().map(|(_, t)| words(t)).collect();
     // Same text first, in order (duplicates pair up one by one).
@@ -90,8 +123,13 @@ pub fn assign_ids(steps: &[String], previous: &[(String, String)], next: &mut u6
     ids.into_iter()
         .map(|id| {
             id.unwrap_or_else(|| {
-                *next += 1;
-                format!("s{}", *next - 1)
+                loop {
+                    *next += 1;
+                    let id = format!("s{}", *next - 1);
+                    if !used.contains(&id) {
+                        break id;
+                    }
+                }
             })
         })
         .collect()
@@ -126,7 +164,10 @@ pub fn ids_for_new_revision(revisions: &[Revision], text: &str) -> Vec<String> {
             .flat_map(|r| &r.step_ids)
             .chain(previous.iter().map(|(id, _)| id)),
     );
-    assign_ids(&numbered_steps(text), &previous, &mut next)
+    let steps = parse_steps(text);
+    let given: Vec<Option<String>> = steps.iter().map(|s| s.id.clone()).collect();
+    let texts: Vec<String> = steps.into_iter().map(|s| s.text).collect();
+    assign_ids_with(&texts, &given, &previous, &mut next)
 }
 
 /// The steps with ids of revision `number` (the latest when None); an error names an unknown
@@ -148,6 +189,19 @@ pub fn steps_of(state: &PlanState, number: Option<u32>) -> PlanResult<Vec<(Strin
             revision.number
         ))
     })
+}
+
+/// The files and action written under each step of revision `number` (the latest when None),
+/// in step order; empty when the revision or its text is unknown.
+pub fn details_of(state: &PlanState, number: Option<u32>) -> Vec<(Vec<String>, Option<String>)> {
+    let revision = match number {
+        None => state.latest(),
+        Some(n) => state.revision(n),
+    };
+    revision
+        .and_then(|r| r.content.as_deref())
+        .map(|t| parse_steps(t).into_iter().map(|s| (s.files, s.action)).collect())
+        .unwrap_or_default()
 }
 
 /// The per-step diff from revision `old` to revision `new`: `new` defaults to the latest,
@@ -316,6 +370,27 @@ mod tests {
             &mut next,
         );
         assert_eq!(ids2, ["s1", "s2", "s3"]);
+    }
+
+    #[test]
+    fn given_ids_are_kept_and_never_duplicated() {
+        let mut next = 1;
+        let v1 = steps(&["Read code", "Write code"]);
+        let ids1 = assign_ids(&v1, &[], &mut next);
+        let given = [
+            Some("s1".to_string()),
+            None,
+            Some("s3".to_string()),
+            Some("s3".to_string()),
+        ];
+        let v2 = steps(&["Something new", "Read code", "Write code", "Other"]);
+        let ids2 = assign_ids_with(&v2, &given, &with_ids(&ids1, &v1), &mut next);
+        // s1 is given to another step, so "Read code" cannot keep it; s3 is given once only.
+        assert_eq!(ids2, ["s1", "s4", "s2", "s5"]);
+        assert!(is_valid_id("parse-dates_2") && is_valid_id("s1"));
+        for bad in ["", "S1", "1s", "a b", "a;", "é", &"a".repeat(33)] {
+            assert!(!is_valid_id(bad), "{bad}");
+        }
     }
 
     #[test]

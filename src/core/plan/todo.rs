@@ -132,7 +132,7 @@ fn parse_one(index: usize, item: &Value) -> PlanResult<Todo> {
     }
     let step_id = match obj.get("step_id") {
         None | Some(Value::Null) => None,
-        Some(Value::String(id)) if is_step_id(id) => Some(id.clone()),
+        Some(Value::String(id)) if super::step_ids::is_valid_id(id) => Some(id.clone()),
         Some(other) => {
             return Err(invalid(format!(
                 "step_id of {who} must be a plan step id such as \"s3\", got {other}"
@@ -145,12 +145,6 @@ fn parse_one(index: usize, item: &Value) -> PlanResult<Todo> {
         content,
         step_id,
     })
-}
-
-/// True for a step id: `s` and 1 to 9 digits.
-fn is_step_id(id: &str) -> bool {
-    id.strip_prefix('s')
-        .is_some_and(|n| (1..=9).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Parses and validates a whole todo list (JSON array of `{content, status, priority?}`).
@@ -276,7 +270,14 @@ mod tests {
         );
         assert!(err(json!({"content": "a"})).contains("must be a list"));
         assert!(err(json!([3])).contains("todo 1 must be an object"));
-        for bad in [json!("3"), json!(3), json!("s"), json!("s1x"), json!("S1")] {
+        for bad in [
+            json!("3"),
+            json!(3),
+            json!("1; rm"),
+            json!("a b"),
+            json!("S1"),
+            json!(""),
+        ] {
             let e = err(json!([{"content": "a", "status": "in_progress", "step_id": bad}]));
             assert!(
                 e.contains("step_id of todo 1 (\"a\") must be a plan step id"),

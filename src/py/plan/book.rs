@@ -609,8 +609,9 @@ impl PyPlanBook {
         Ok(Some(w.revision))
     }
 
-    /// Writes the latest revision to this node's plan file when it is missing or a stale copy
-    /// of an older revision (never over a human edit); records it and returns True when it wrote.
+    /// Writes the latest revision (while building after an approval: its progress mirror) to this
+    /// node's plan file when it is missing, a stale copy of an older revision or a mirror of other
+    /// progress (never over a human edit); records it and returns True when it wrote.
     /// With `audit=False` nothing is recorded (the file follows a decision just recorded).
     #[pyo3(signature = (workspace, at = None, *, audit = true))]
     fn restore_file(
@@ -622,11 +623,38 @@ impl PyPlanBook {
     ) -> PyResult<bool> {
         let mut b = self.inner.lock(py)?;
         let max = b.limits.max_plan_bytes;
-        let wrote = py.detach(|| b.state.restore_file(workspace.inner(), max))?;
+        let state = &mut b.state;
+        let wrote = py.detach(|| state.restore_file(workspace.inner(), max))?;
         if wrote && audit {
             b.state.record_restored(&at_or_now(at));
         }
         Ok(wrote)
+    }
+
+    /// Mirrors the todos' progress into this node's plan file while building after an approval
+    /// of the latest revision (no new revision): completed steps ticked `[x]`. Returns `{wrote,
+    /// human_edit}`; a file holding a human edit is left alone (`human_edit` True: `sync_file`
+    /// records it). Does nothing in other phases. Raises, changing nothing, when the file cannot
+    /// be read or written safely (a symlink, a hard link, not UTF-8, too big).
+    fn mirror_progress<'py>(
+        &self,
+        py: Python<'py>,
+        workspace: &PyPlanWorkspace,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut b = self.inner.lock(py)?;
+        let max = b.limits.max_plan_bytes;
+        let state = &mut b.state;
+        let (wrote, human_edit) = py.detach(|| state.mirror_progress(workspace.inner(), max))?;
+        drop(b);
+        to_py(py, &json!({"wrote": wrote, "human_edit": human_edit}))
+    }
+
+    /// The text the plan file should hold: the latest revision, or while building after an
+    /// approval its progress mirror (steps marked `[ ]`, `[~]`, `[x]`); None before any plan.
+    #[getter]
+    fn expected_file_text(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        let b = self.inner.lock(py)?;
+        Ok(b.state.expected_file_text())
     }
 
     /// What bounding dropped: `{revision_texts, revision_records, audit_entries, folded_refusals}`.
@@ -709,12 +737,14 @@ impl PyPlanBook {
         Ok(b.state.seed_todos_from_plan())
     }
 
-    /// The steps of a revision (the latest by default) as `{id, text, status}`; `status` is the
-    /// linked todo's (`None` when no todo carries the step).
+    /// The steps of a revision (the latest by default) as `{id, text, status, files, action}`;
+    /// `status` is the linked todo's (`None` when no todo carries the step); `files` and `action`
+    /// are those written under the step (a structured plan renders them).
     #[pyo3(signature = (revision = None))]
     fn steps<'py>(&self, py: Python<'py>, revision: Option<u32>) -> PyResult<Bound<'py, PyAny>> {
         let b = self.inner.lock(py)?;
         let steps = step_ids::steps_of(&b.state, revision)?;
+        let details = step_ids::details_of(&b.state, revision);
         let status = |id: &str| {
             b.state
                 .todos
@@ -724,7 +754,11 @@ impl PyPlanBook {
         };
         let out: Vec<Value> = steps
             .iter()
-            .map(|(id, text)| json!({"id": id, "text": text, "status": status(id)}))
+            .enumerate()
+            .map(|(i, (id, text))| {
+                let (files, action) = details.get(i).cloned().unwrap_or_default();
+                json!({"id": id, "text": text, "status": status(id), "files": files, "action": action})
+            })
             .collect();
         to_py(py, &Value::Array(out))
     }

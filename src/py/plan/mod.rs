@@ -48,6 +48,22 @@ fn plan_steps(text: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     Ok(steps::numbered_steps(&text_arg(text, "plan text")?))
 }
 
+/// The plan text of `plan_write`'s arguments (`{content?, steps?, risks?, prerequisites?,
+/// verification?, scope?}`): `content` as written when no structured field is given, else the
+/// rendered markdown. Raises InvalidInputError naming the field.
+#[pyfunction]
+#[pyo3(signature = (fields, max_bytes = DEFAULT_MAX_PLAN_BYTES))]
+fn render_plan(fields: &Bound<'_, PyAny>, max_bytes: usize) -> PyResult<String> {
+    if let Ok(d) = fields.cast::<pyo3::types::PyDict>()
+        && let Some(content) = d.get_item("content")?
+        && content.is_instance_of::<PyString>()
+    {
+        text_arg(&content, "plan content")?; // names lone surrogates as the content's problem
+    }
+    let value = crate::py::convert::to_json_value(fields, "plan_write's arguments")?;
+    crate::core::plan::render::plan_text(&value, max_bytes).map_err(PyErr::from)
+}
+
 /// The plan file path relative to the workspace: `<plan_dir>/PLAN.md` or
 /// `<plan_dir>/<namespace>/PLAN.md`. Raises PathEscapeError for `..` or absolute dirs.
 #[pyfunction]
@@ -88,6 +104,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_plan_text, m)?)?;
     m.add_function(wrap_pyfunction!(plan_steps, m)?)?;
     m.add_function(wrap_pyfunction!(plan_relpath, m)?)?;
+    m.add_function(wrap_pyfunction!(render_plan, m)?)?;
     m.add_function(wrap_pyfunction!(utc_now, m)?)?;
     m.add_function(wrap_pyfunction!(check_actor, m)?)?;
     m.add_function(wrap_pyfunction!(qualify_actor, m)?)?;

@@ -68,7 +68,8 @@ class PlanStatus:
     shell_sandbox_abi: int | None = None
     """The Landlock ABI version the sandbox uses (None when no sandbox applies)."""
     steps: list[_Step] = field(default_factory=list)
-    """The latest revision's steps: ``{id, text, status}`` (status of the todo carrying the step, or None)."""
+    """The latest revision's steps: ``{id, text, status, files, action}`` (status of the todo carrying
+    the step, or None; files and action as written under the step)."""
     step_changes: list[_StepChange] | None = field(default_factory=list)
     """Per-step diff from the previous revision: ``{id, change, text, old_text, moved}``; None when
     the previous revision's text was pruned (``max_revisions_kept``)."""

@@ -69,9 +69,12 @@ ENTER_DESCRIPTION = (
     "to execute. Use this for non-trivial, multi-step, or ambiguous tasks."
 )
 WRITE_DESCRIPTION = (
-    "Create or overwrite the current plan as a markdown document. Pass the COMPLETE plan "
-    "content; it replaces the file. Use clear sections (goal, steps, risks, verification) and "
-    "number the steps (1., 2., ...). Only available in PLAN mode."
+    "Create or overwrite the current plan; it replaces the plan file. Either pass the COMPLETE "
+    "plan as markdown in content (clear sections: goal, steps, risks, verification; number the "
+    "steps 1., 2., ...), or give it structured: steps (each {description, id?, files?, action?}), "
+    "risks, prerequisites, verification and scope {paths, commands}, with content as an optional "
+    "preamble (goal, context) that then holds no steps or sections of its own. The plan file is "
+    "rendered from the fields. Only available in PLAN mode."
 )
 EXIT_DESCRIPTION = (
     "Finish planning and request permission to start executing the plan. This pauses for the "
@@ -120,7 +123,7 @@ def entered(path: str, how: str, revision: int | None) -> str:
     return text
 
 
-def saved(path: str, result: dict[str, Any], human_edit: int | None) -> str:
+def saved(path: str, result: Mapping[str, Any], human_edit: int | None) -> str:
     """plan_write's result."""
     rev, sha = result["revision"], short_sha(result["sha256"])
     if result["unchanged"]:
@@ -136,7 +139,7 @@ def saved(path: str, result: dict[str, Any], human_edit: int | None) -> str:
     return text
 
 
-def grant_label(g: dict[str, Any]) -> str:
+def grant_label(g: Mapping[str, Any]) -> str:
     """`Bash(npm test*)` or `Write`."""
     return f"{g['tool_name']}({g['rule_content']})" if g.get("rule_content") else str(g["tool_name"])
 
@@ -147,8 +150,8 @@ def unreviewed_edit(path: str, revision: int) -> str:
             f"revision {revision}, which is not approved. Do not follow that file.")
 
 
-def approved(path: str, d: dict[str, Any], actor: str, plan: str | None, mode: str | None,
-             seeded: bool, grants: list[dict[str, Any]], unreviewed: int | None = None) -> str:
+def approved(path: str, d: Mapping[str, Any], actor: str, plan: str | None, mode: str | None,
+             seeded: bool, grants: Sequence[Mapping[str, Any]], unreviewed: int | None = None) -> str:
     """plan_exit's result after an approval (``unreviewed``: the revision an unreviewed edit of this
     node's plan file was recorded as; the approved text is then included)."""
     rev = f"revision {d['revision']}, sha256 {short_sha(d['sha256'])}"
@@ -190,7 +193,7 @@ def approved(path: str, d: dict[str, Any], actor: str, plan: str | None, mode: s
     return "\n\n".join(parts)
 
 
-def not_approved(path: str, d: dict[str, Any], actor: str, unreviewed: int | None = None) -> str:
+def not_approved(path: str, d: Mapping[str, Any], actor: str, unreviewed: int | None = None) -> str:
     """plan_exit's result after request_changes or reject (feedback verbatim, last)."""
     what = "requested changes to" if d["decision"] == "request_changes" else "rejected"
     text = (
@@ -234,6 +237,16 @@ def todo_summary(todos: Sequence[Mapping[str, Any]]) -> str:
         f"{counts['completed']} completed."
     )
     return head + "\n" + todos_block(todos)
+
+
+def mirrored(path: str, outcome: dict[str, Any] | None, error: str | None) -> str:
+    """What todo_write adds about the plan file it mirrors progress into ('' when nothing to say)."""
+    if error is not None:
+        return f'\nNote: progress was not shown in the plan file "{path}": {error}'
+    if outcome and outcome.get("human_edit"):
+        return (f'\nNote: the user has edited the plan file "{path}" since it was approved; it is left '
+                "as they wrote it (progress is not ticked there). Read it: it may change what is left to do.")
+    return ""
 
 
 def todo_lines(todos: Sequence[Mapping[str, Any]]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from agentscope.message import TextBlock, ToolResultState
@@ -9,7 +10,7 @@ from agentscope.permission import PermissionBehavior, PermissionContext, Permiss
 from agentscope.state import AgentState
 from agentscope.tool import ToolBase, ToolChunk
 
-from ..._core import PlanBook
+from ..._core import PlanBook, render_plan
 from ...exceptions import PlanModeError
 from .._tasks import TASK_TOOLS
 from . import _grants, _lifecycle, _mode_audit, _state, _texts
@@ -59,6 +60,21 @@ class _PlanTool(ToolBase):
             return None
         return _error(_texts.UNGATED.format(tool=self.name))
 
+    def plan_file_follows(self, book: PlanBook) -> str:
+        """Brings the plan file in line with ``book`` (the caller stores it after): the todos' progress
+        while building after an approval (a human edit is left alone), the plain latest revision
+        otherwise. Returns what to tell the model ('' or a note)."""
+        outcome: dict[str, Any] | None = None
+        error: str | None = None
+        try:
+            if book.phase == "building":
+                outcome = book.mirror_progress(self.plan.files.workspace)
+            else:
+                book.restore_file(self.plan.files.workspace, audit=False)
+        except (PlanModeError, OSError) as exc:
+            error = str(exc)
+        return _texts.mirrored(self.plan.files.abs_path(book), outcome, error) if book.plan_path else ""
+
     def _book(self, state: AgentState) -> PlanBook:
         if not isinstance(state, AgentState):
             raise PlanModeError(f"{self.name} needs the agent state (is_state_injected)")
@@ -78,29 +94,62 @@ class PlanEnter(_PlanTool):
             return refused
         book = self._book(_agent_state)
         how = _lifecycle.enter(_agent_state, book, "model")
+        if how == "reentered":
+            self.plan_file_follows(book)  # mirroring ends with the plan (no state change)
         return _chunk(_texts.entered(self.plan.files.abs_path(book), how, book.revision), phase=book.phase)
 
 
 class PlanWrite(_PlanTool):
-    """``plan_write(content)``: replace the one plan file atomically (plan mode only)."""
+    """``plan_write(content?, steps?, risks?, prerequisites?, verification?, scope?)``: replace the
+    one plan file atomically (plan mode only). With structured fields the core renders the file
+    (``content`` is then the preamble); bad input is an ERROR naming the field, and nothing is
+    written."""
 
     name = _texts.PLAN_WRITE
     description = _texts.WRITE_DESCRIPTION
     input_schema: dict[str, Any] = {
         "type": "object",
-        "properties": {"content": {"type": "string", "description": "The full markdown plan content."}},
-        "required": ["content"],
+        "properties": {
+            "content": {"type": "string", "description": (
+                "The full markdown plan; with structured fields, an optional preamble (goal, context) "
+                "without steps or sections of its own.")},
+            "steps": {"type": "array", "description": "The plan's steps, in order.", "items": {
+                "type": "object",
+                "properties": {
+                    "description": {"type": "string", "description": "What the step does (one line)."},
+                    "id": {"type": "string", "description": (
+                        "Optional stable id (a lowercase letter, then lowercase letters, digits, - or _; "
+                        "at most 32), kept across revisions. Without one the step gets s1, s2, ...")},
+                    "files": {"type": "array", "items": {"type": "string"}, "description": (
+                        "Optional workspace-relative paths or globs it touches (they join the scope).")},
+                    "action": {"type": "string", "description": "Optional kind of change (edit, create...)."},
+                },
+                "required": ["description"],
+            }},
+            "risks": {"type": "array", "items": {"type": "string"}, "description": "What could go wrong."},
+            "prerequisites": {"type": "array", "items": {"type": "string"},
+                              "description": "What must hold before building."},
+            "verification": {"type": "array", "items": {"type": "string"},
+                             "description": "How the result will be checked."},
+            "scope": {"type": "object", "description": "What the build may touch besides the steps' files.",
+                      "properties": {
+                          "paths": {"type": "array", "items": {"type": "string"},
+                                    "description": "Workspace-relative path globs (** crosses directories)."},
+                          "commands": {"type": "array", "items": {"type": "string"},
+                                       "description": "Shell command patterns (* matches anything)."}}},
+        },
     }
 
-    async def call(self, _agent_state: AgentState, content: Any = None) -> ToolChunk:
+    async def call(self, _agent_state: AgentState, **fields: Any) -> ToolChunk:
         """Records a new revision and writes the plan file; refuses outside plan mode."""
         if (refused := self._ungated(_agent_state)) is not None:
             return refused
         work = self._book(_agent_state)
         try:
+            text = render_plan(fields, self.plan.config.max_plan_bytes)
             human = self._keep_human_edit(work) if work.phase == "planning" else None
-            result = work.write(content)
-            self.plan.files.write_plan_file(work, content)
+            result = work.write(text)
+            self.plan.files.write_plan_file(work, text)
         except (PlanModeError, OSError) as exc:
             return _error(str(exc))
         _state.save(_agent_state, work)
@@ -169,19 +218,20 @@ class PlanExit(_PlanTool):
         return self._apply(_agent_state, book)
 
     def _apply(self, state: AgentState, book: PlanBook) -> ToolChunk:
-        pending = book.pending or {}
+        pending: Mapping[str, Any] = book.pending or {}
         work = book.copy()
         file_text: str | None = None
+        d: dict[str, Any]
         try:
             if pending.get("auto"):
-                d = work.decide("approve", "policy",
-                                feedback="Approved automatically (auto_approve_in_bypass under BYPASS).")
-                d["actor"], d["grants"] = "policy", []
+                d = {**work.decide("approve", "policy",
+                                   feedback="Approved automatically (auto_approve_in_bypass under BYPASS)."),
+                     "actor": "policy", "grants": []}
             else:
                 claim = pending.get("claim") or {}
                 # Bound to a reviewed revision: the file is not consulted (see apply_claim).
                 file_text = None if claim.get("revision") else work.human_edit(self.plan.files.workspace)
-                d = work.apply_claim(pending.get("tool_call_id", ""), file_text)
+                d = dict(work.apply_claim(pending.get("tool_call_id", ""), file_text))
             work.restore_file(self.plan.files.workspace, audit=False)
             approved_text = work.plan_content
             # An edit on this node's disk that the bound decision did not review: never written over,
@@ -193,11 +243,12 @@ class PlanExit(_PlanTool):
             return _error(_texts.answer_failed(str(exc)))
         actor = str(d["actor"])
         path = self.plan.files.abs_path(work)
-        meta = {"decision": d["decision"], "revision": d["revision"], "sha256": d["sha256"]}
+        meta: dict[str, Any] = {"decision": d["decision"], "revision": d["revision"], "sha256": d["sha256"]}
         if d["decision"] not in ("approve", "approve_with_edits"):
             _state.save(state, work)
             return _chunk(_texts.not_approved(path, d, actor, unreviewed), ToolResultState.DENIED, **meta)
         seeded = self.plan.config.seed_todos_on_approval and work.seed_todos_from_plan()
+        self.plan_file_follows(work)
         _state.save(state, work)
         _grants.add_grants(state, work.grants)
         if d["next_mode"]:
@@ -248,8 +299,9 @@ class TodoWrite(_PlanTool):
             stored = book.set_todos(todos)
         except PlanModeError as exc:
             return _error(str(exc))
+        note = self.plan_file_follows(book) if book.phase == "building" else ""
         _state.save(_agent_state, book)
-        return _chunk(_texts.todo_summary(stored))
+        return _chunk(_texts.todo_summary(stored) + note)
 
 
 def plan_tools(plan: PlanHost) -> list[ToolBase]:
