@@ -306,6 +306,8 @@ class _Step(TypedDict):
     id: str
     text: str
     status: _TodoStatus | None
+    files: list[str]
+    action: str | None
 
 class _StepChange(TypedDict):
     id: str
