@@ -13,8 +13,8 @@ use crate::core::plan::content::DEFAULT_MAX_PLAN_BYTES;
 use crate::core::plan::grant::Grant;
 use crate::core::plan::machine::DEFAULT_REVISIONS_KEPT;
 use crate::core::plan::machine::{DecisionOutcome, WriteOutcome};
-use crate::core::plan::scope_check;
 use crate::core::plan::scope::parse_scope;
+use crate::core::plan::scope_check;
 use crate::core::plan::scope_choice::ScopeChoice;
 use crate::core::plan::step_ids;
 use crate::core::plan::{
