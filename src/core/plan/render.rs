@@ -96,14 +96,19 @@ fn line(v: &Value, field: &str, max: usize) -> PlanResult<String> {
     Ok(s.to_string())
 }
 
-/// A list of one-line texts (`null` or absent: empty).
-fn lines(v: Option<&Value>, field: &str, max: usize) -> PlanResult<Vec<String>> {
+/// A list of `what` (`null` or absent: empty), each item checked by `item`.
+fn list_of(
+    v: Option<&Value>,
+    field: &str,
+    what: &str,
+    item: impl Fn(&Value, &str) -> PlanResult<String>,
+) -> PlanResult<Vec<String>> {
     let items = match v {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
         Some(other) => {
             return Err(invalid(format!(
-                "{field} must be a list of strings, got {}",
+                "{field} must be a list of {what}, got {}",
                 kind(other)
             )));
         }
@@ -117,8 +122,13 @@ fn lines(v: Option<&Value>, field: &str, max: usize) -> PlanResult<Vec<String>> 
     items
         .iter()
         .enumerate()
-        .map(|(i, v)| line(v, &format!("{field}[{i}]"), max))
+        .map(|(i, v)| item(v, &format!("{field}[{i}]")))
         .collect()
+}
+
+/// A list of one-line texts (`null` or absent: empty).
+fn lines(v: Option<&Value>, field: &str, max: usize) -> PlanResult<Vec<String>> {
+    list_of(v, field, "strings", |v, f| line(v, f, max))
 }
 
 /// A path glob: one line, relative to the workspace (no leading `/`, no `..`), no backtick,
@@ -147,27 +157,7 @@ fn path(v: &Value, field: &str) -> PlanResult<String> {
 
 /// A list of path globs (`null` or absent: empty).
 fn paths(v: Option<&Value>, field: &str) -> PlanResult<Vec<String>> {
-    let items = match v {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Array(items)) => items,
-        Some(other) => {
-            return Err(invalid(format!(
-                "{field} must be a list of path globs (strings), got {}",
-                kind(other)
-            )));
-        }
-    };
-    if items.len() > MAX_ITEMS {
-        return Err(invalid(format!(
-            "{field} has {} items, over the limit of {MAX_ITEMS}",
-            items.len()
-        )));
-    }
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, v)| path(v, &format!("{field}[{i}]")))
-        .collect()
+    list_of(v, field, "path globs (strings)", path)
 }
 
 /// Refuses keys of `obj` outside `allowed`, naming the first.

@@ -88,6 +88,13 @@ pub fn check_asks(asks: &[ScopeAsk]) -> Result<(), String> {
 }
 
 impl PlanState {
+    /// Where the question about call `tool_call_id` is kept, if one is.
+    fn scope_ask_at(&self, tool_call_id: &str) -> Option<usize> {
+        self.scope_asks
+            .iter()
+            .position(|a| a.tool_call_id == tool_call_id)
+    }
+
     /// Records that the human is asked about call `tool_call_id` (in reply `reply_id`) with
     /// `input`; a question asked before about the same call is replaced.
     pub fn ask_scope(&mut self, tool_call_id: &str, reply_id: &str, tool: &str, input: &Value) {
@@ -117,11 +124,7 @@ impl PlanState {
         input: Option<&Value>,
         confirmed: bool,
     ) -> bool {
-        let Some(at) = self
-            .scope_asks
-            .iter()
-            .position(|a| a.tool_call_id == tool_call_id)
-        else {
+        let Some(at) = self.scope_ask_at(tool_call_id) else {
             return false;
         };
         let ask = &self.scope_asks[at];
@@ -139,11 +142,7 @@ impl PlanState {
     /// True when the human allowed exactly this call (`tool_call_id` of `tool` with `input`)
     /// outside the scope; the answer is used up. Any question about the call is closed either way.
     pub fn take_scope_pass(&mut self, tool_call_id: &str, tool: &str, input: &Value) -> bool {
-        let Some(at) = self
-            .scope_asks
-            .iter()
-            .position(|a| a.tool_call_id == tool_call_id)
-        else {
+        let Some(at) = self.scope_ask_at(tool_call_id) else {
             return false;
         };
         let ask = self.scope_asks.remove(at);
