@@ -163,3 +163,24 @@ async def test_on_the_chat_channel_only_narrowing_is_allowed(
         assert "answer refused" in _last_decision(status.audit)["detail"]
     else:
         assert status.phase == "building" and status.approved_scope == approved
+
+
+@pytest.mark.parametrize(("scope", "enforcement", "told"), [
+    (NARROW, "ask", "The reviewer set the scope for this build: `src/app.py`, `$ pytest -q tests/`."),
+    ("declared", "ask", "The build is held to the plan's scope: `src/**/*.py`, `$ pytest -q*`."),
+    ({"paths": [], "commands": []}, "deny", "The reviewer set the scope for this build: nothing (no writes"),
+    ("none", "ask", None),
+    (NARROW, "off", None),
+])  # fmt: skip
+async def test_the_approval_tells_the_model_its_scope(tmp_path: Path, scope: Any, enforcement: str,
+                                                      told: str | None) -> None:
+    agent, model, _ = make_agent(tmp_path, _script(), plan=PlanMode(workspace_dir=tmp_path, scope_enforcement=enforcement))
+    assert confirm_request(await run(agent)) is not None
+    model.extend([say("building")])
+    await run(agent, answer_plan(agent, "approve", revision=1, scope=scope))
+    text = text_of(results(agent)["x1"])
+    assert text.startswith("Plan approved"), text
+    if told is None:
+        assert "scope" not in text, text
+    else:
+        assert told in text, text

@@ -150,10 +150,22 @@ def unreviewed_edit(path: str, revision: int) -> str:
             f"revision {revision}, which is not approved. Do not follow that file.")
 
 
+def scope_note(paths: Sequence[str], commands: Sequence[str], chosen: bool) -> str:
+    """What the approval tells the model about the scope it is held to (``chosen``: the reviewer
+    replaced the scope the plan declared)."""
+    listed = [f"`{p}`" for p in paths] + [f"`$ {c}`" for c in commands]
+    whose = "The reviewer set the scope for this build" if chosen else "The build is held to the plan's scope"
+    inside = ", ".join(listed) if listed else "nothing (no writes, no commands)"
+    return (f"{whose}: {inside}. A write or command outside it is asked or denied, and recorded as "
+            "drift; enter plan mode again to get a different scope approved.")
+
+
 def approved(path: str, d: Mapping[str, Any], actor: str, plan: str | None, mode: str | None,
-             seeded: bool, grants: Sequence[Mapping[str, Any]], unreviewed: int | None = None) -> str:
+             seeded: bool, grants: Sequence[Mapping[str, Any]], unreviewed: int | None = None,
+             scope: str | None = None) -> str:
     """plan_exit's result after an approval (``unreviewed``: the revision an unreviewed edit of this
-    node's plan file was recorded as; the approved text is then included)."""
+    node's plan file was recorded as; the approved text is then included; ``scope``: what
+    :func:`scope_note` says, when a scope is enforced)."""
     rev = f"revision {d['revision']}, sha256 {short_sha(d['sha256'])}"
     if unreviewed is not None:
         edits = " with edits" if d["edited"] else ""
@@ -181,6 +193,8 @@ def approved(path: str, d: Mapping[str, Any], actor: str, plan: str | None, mode
     ]
     if mode:
         parts.append(f"The permission mode is now {mode}.")
+    if scope:
+        parts.append(scope)
     if grants:
         parts.append("Granted without asking, for this plan only (until you enter plan mode again): "
                      + ", ".join(grant_label(g) for g in grants) + ".")

@@ -217,6 +217,14 @@ class PlanExit(_PlanTool):
                           "plan.middleware() FIRST in the agent's middlewares.")
         return self._apply(_agent_state, book)
 
+    def _scope_note(self, book: PlanBook) -> str | None:
+        """What the model is told about the approved scope (None when none is enforced)."""
+        scope = book.approved_scope()
+        if scope is None or self.plan.config.scope_enforcement == "off":
+            return None
+        chosen = scope != book.declared_scope(book.approved_revision)
+        return _texts.scope_note(scope["paths"], scope["commands"], chosen)
+
     def _apply(self, state: AgentState, book: PlanBook) -> ToolChunk:
         pending: Mapping[str, Any] = book.pending or {}
         work = book.copy()
@@ -253,7 +261,8 @@ class PlanExit(_PlanTool):
         _grants.add_grants(state, work.grants)
         if d["next_mode"]:
             _mode_audit.apply_mode(state, d["next_mode"], actor)
-        text = _texts.approved(path, d, actor, approved_text, d["next_mode"], seeded, work.grants, unreviewed)
+        text = _texts.approved(path, d, actor, approved_text, d["next_mode"], seeded, work.grants, unreviewed,
+                               self._scope_note(work))
         return _chunk(text, **meta)
 
 
