@@ -162,7 +162,7 @@ def test_page_without_pending_has_no_buttons_and_in_flight_is_reported() -> None
 def test_scope_step_changes_and_progress_are_escaped() -> None:
     scope = {"paths": [HOSTILE], "commands": [HOSTILE]}
     changes = [{"id": HOSTILE, "change": HOSTILE, "text": HOSTILE, "old_text": HOSTILE, "moved": True}]
-    progress = [{"id": HOSTILE, "text": HOSTILE, "status": HOSTILE}]
+    progress = [{"id": HOSTILE, "text": HOSTILE, "status": HOSTILE, "files": [HOSTILE], "action": HOSTILE}]
     for html in (render_scope(scope, "scope"), render_step_changes(changes, 1), render_progress(progress)):
         assert_inert(html)
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -181,3 +181,11 @@ def test_scope_sections_say_when_there_is_nothing() -> None:
     assert "no longer stored" in render_step_changes(None, 3)
     assert "No step changed since revision 2" in render_step_changes([], 2)
     assert "No approved plan" in render_progress([])
+
+
+def test_progress_shows_each_steps_files_and_action() -> None:
+    html = render_progress([{"id": "s1", "text": "edit", "status": "completed", "files": ["src/a.py", "b.md"],
+                             "action": "edit"}, {"id": "s2", "text": "test", "status": "pending", "files": [],
+                                                 "action": None}])  # fmt: skip
+    assert "files: <code>src/a.py</code>, <code>b.md</code> · action: edit" in html
+    assert html.count("step-details") == 1

@@ -162,13 +162,22 @@ def render_step_changes(changes: list[dict[str, Any]] | None, base: int | None) 
     )
 
 
+def _step_details(step: dict[str, Any]) -> str:
+    """The files and action written under a step, as a muted line ('' when it has neither)."""
+    files = [f"<code>{escape(str(f))}</code>" for f in step.get("files") or []]
+    parts = ([f"files: {', '.join(files)}"] if files else []) + (
+        [f"action: {escape(str(step['action']))}"] if step.get("action") else [])
+    return f'<br><span class="muted step-details">{" · ".join(parts)}</span>' if parts else ""
+
+
 def render_progress(progress: list[dict[str, Any]]) -> str:
     """Each step of the approved plan with its status (pending, in_progress, completed)."""
     if not progress:
         return '<p class="muted">No approved plan is being built.</p>'
     items = "".join(
         f'<li class="step {escape(str(step.get("status", "")))}"><code>{escape(str(step.get("id")))}</code> '
-        f'<span class="badge">{escape(str(step.get("status", "")))}</span> {escape(str(step.get("text", "")))}</li>'
+        f'<span class="badge">{escape(str(step.get("status", "")))}</span> {escape(str(step.get("text", "")))}'
+        f"{_step_details(step)}</li>"
         for step in progress
     )
     return f'<ul id="progress">{items}</ul>'
