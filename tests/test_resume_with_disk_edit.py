@@ -11,27 +11,34 @@ human and the model see it, and the approval still names the reviewed revision.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from _plan_support import PLAN, confirm_request, make_agent, results, run, text_of
+from agentscope.agent import Agent
 from test_plan_decisions import ask_script
 
 from planmode._core import plan_sha256
-from planmode.agentscope import plan_status, say
+from planmode.agentscope import ScriptedChatModel, plan_status, say
 from planmode.agentscope._plan import _decision, _state
 
 EDIT = PLAN + "4. Added on the resuming node's disk, never reviewed\n"
 
 
+async def _claimed(tmp_path: Path, decision: str, **answer: Any) -> tuple[Agent, ScriptedChatModel, Any]:
+    """A parked plan with ``decision`` claimed by the admin API (what POST .../plan:decide does on
+    the node that received it: the claim in state, the resume event built), not yet resumed."""
+    agent, model, _ = make_agent(tmp_path, ask_script())
+    assert confirm_request(await run(agent)) is not None
+    book = _state.load(agent.state)
+    book.claim(decision, "admin:ops", channel="admin", revision=1, **answer)
+    _state.save(agent.state, book)
+    return agent, model, _decision.confirm_event(agent.state, book)
+
+
 async def test_a_resume_over_an_unreviewed_disk_edit_applies_the_reviewed_revision_and_records_the_edit(
     tmp_path: Path,
 ) -> None:
-    agent, model, plan = make_agent(tmp_path, ask_script())
-    assert confirm_request(await run(agent)) is not None
-    # What POST .../plan:decide does on the node that received the decision: claim in state, build the resume.
-    book = _state.load(agent.state)
-    book.claim("approve", "admin:ops", channel="admin", revision=1, lease_secs=60)
-    _state.save(agent.state, book)
-    event = _decision.confirm_event(agent.state, book)
+    agent, model, event = await _claimed(tmp_path, "approve", lease_secs=60)
     # The resuming node's own disk holds a human edit nobody reviewed.
     plan_file = tmp_path / "plans" / "PLAN.md"
     plan_file.write_text(EDIT)
@@ -61,12 +68,7 @@ async def test_a_resume_over_an_unreviewed_disk_edit_applies_the_reviewed_revisi
 
 
 async def test_a_request_for_changes_resumed_over_an_unreviewed_edit_records_it_too(tmp_path: Path) -> None:
-    agent, model, plan = make_agent(tmp_path, ask_script())
-    assert confirm_request(await run(agent)) is not None
-    book = _state.load(agent.state)
-    book.claim("request_changes", "admin:ops", channel="admin", feedback="Add a rollback.", revision=1)
-    _state.save(agent.state, book)
-    event = _decision.confirm_event(agent.state, book)
+    agent, model, event = await _claimed(tmp_path, "request_changes", feedback="Add a rollback.")
     (tmp_path / "plans" / "PLAN.md").write_text(EDIT)
 
     model.extend([say("revising")])
@@ -83,12 +85,7 @@ async def test_a_request_for_changes_resumed_over_an_unreviewed_edit_records_it_
 
 async def test_a_resume_over_a_plan_file_that_cannot_be_read_safely_applies_nothing(tmp_path: Path) -> None:
     """Fail closed: a symlinked plan file on the resuming node cancels the request with the reason."""
-    agent, model, plan = make_agent(tmp_path, ask_script())
-    assert confirm_request(await run(agent)) is not None
-    book = _state.load(agent.state)
-    book.claim("approve", "admin:ops", channel="admin", revision=1)
-    _state.save(agent.state, book)
-    event = _decision.confirm_event(agent.state, book)
+    agent, model, event = await _claimed(tmp_path, "approve")
     plan_file = tmp_path / "plans" / "PLAN.md"
     (tmp_path / "elsewhere.md").write_text(EDIT)
     plan_file.unlink()
@@ -106,13 +103,8 @@ async def test_a_resume_over_a_plan_file_that_cannot_be_read_safely_applies_noth
 
 
 async def test_an_approval_with_edits_resumed_over_an_unreviewed_edit_applies_the_humans_edit(tmp_path: Path) -> None:
-    agent, model, plan = make_agent(tmp_path, ask_script())
-    assert confirm_request(await run(agent)) is not None
     reviewed_edit = PLAN.replace("1.", "1. Carefully")
-    book = _state.load(agent.state)
-    book.claim("approve_with_edits", "admin:ops", channel="admin", edited_plan=reviewed_edit, revision=1)
-    _state.save(agent.state, book)
-    event = _decision.confirm_event(agent.state, book)
+    agent, model, event = await _claimed(tmp_path, "approve_with_edits", edited_plan=reviewed_edit)
     (tmp_path / "plans" / "PLAN.md").write_text(EDIT)
 
     model.extend([say("building")])
